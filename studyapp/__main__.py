@@ -1,0 +1,3 @@
+from studyapp.cli import main
+
+raise SystemExit(main())

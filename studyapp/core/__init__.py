@@ -1,0 +1,1 @@
+"""The domain: decks, cards, scheduling and sessions. Never imports Textual or Rich."""

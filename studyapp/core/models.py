@@ -1,0 +1,127 @@
+"""The domain's value objects: decks, cards and the items that get scheduled.
+
+An item is the unit of spaced repetition. Its identity is ``deck id / card id /
+variant`` and never its text, so that editing a card's wording keeps its progress.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CARD_TYPES = ("basic", "reverse", "cloze", "choice", "truefalse")
+
+# Variants: one item per basic/choice/truefalse card, two per reverse card,
+# one per cloze number ("c1", "c2", ...).
+MAIN = "main"
+FORWARD = "forward"
+BACKWARD = "backward"
+
+CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """1-based line and column in a deck file."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    id: str
+    type: str
+    source: tuple[str, ...]
+    position: Position = Position(0, 0)
+    front: str = ""
+    back: str = ""
+    text: str = ""  # cloze only
+    statement: str = ""  # truefalse only
+    choices: tuple[str, ...] = ()
+    # choice: the correct option's text; truefalse: a bool; otherwise None.
+    answer: str | bool | None = None
+    feedback: dict[str, str] = field(default_factory=dict)
+    accept: tuple[str, ...] = ()
+    explanation: str = ""
+    tags: tuple[str, ...] = ()
+    revision: int = 1
+    # Where each field starts in the file, for messages that point at it.
+    field_positions: dict[str, Position] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def question(self) -> str:
+        """The text that asks: front, statement, or the cloze text."""
+        if self.type == "truefalse":
+            return self.statement
+        if self.type == "cloze":
+            return self.text
+        return self.front
+
+    @property
+    def answer_text(self) -> str:
+        """The correct answer as a learner would say it."""
+        if self.type == "truefalse":
+            return "True" if self.answer else "False"
+        if self.type == "choice":
+            return str(self.answer)
+        if self.type == "cloze":
+            return ", ".join(m.group(2) for m in CLOZE_RE.finditer(self.text))
+        return self.back
+
+    def cloze_numbers(self) -> list[int]:
+        return sorted({int(m.group(1)) for m in CLOZE_RE.finditer(self.text)})
+
+    def variants(self) -> list[str]:
+        if self.type == "reverse":
+            return [FORWARD, BACKWARD]
+        if self.type == "cloze":
+            return [f"c{n}" for n in self.cloze_numbers()]
+        return [MAIN]
+
+    def position_of(self, field_name: str) -> Position:
+        return self.field_positions.get(field_name, self.position)
+
+
+@dataclass(frozen=True, slots=True)
+class Deck:
+    id: str
+    title: str
+    path: Path
+    seed_path: Path
+    cards: tuple[Card, ...]
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    position: Position = Position(1, 1)
+
+    def card(self, card_id: str) -> Card | None:
+        for card in self.cards:
+            if card.id == card_id:
+                return card
+        return None
+
+    def items(self) -> list[Item]:
+        return [Item(self.id, card, variant) for card in self.cards for variant in card.variants()]
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One schedulable side of a card."""
+
+    deck_id: str
+    card: Card
+    variant: str
+
+    @property
+    def key(self) -> str:
+        return item_key(self.deck_id, self.card.id, self.variant)
+
+    @property
+    def sibling_key(self) -> str:
+        """Items sharing this key are siblings and are not shown on the same day."""
+        return f"{self.deck_id}/{self.card.id}"
+
+
+def item_key(deck_id: str, card_id: str, variant: str) -> str:
+    return f"{deck_id}/{card_id}/{variant}"
