@@ -120,19 +120,19 @@ class _DeckBuilder:
             self.report(data.value_positions["schema"], "schema-version",
                         f"schema {schema!r} is not one this version reads; use 'schema: {SCHEMA_VERSION}'")
             return None
-        deck_id = self._text(data, "id", required=False)
+        deck_id = self._text(data, "id")
         if deck_id is None:
             return None
         if not SLUG_RE.match(deck_id):
             self.report(data.value_positions["id"], "bad-slug",
                         f"deck id {deck_id!r} is not a slug: use lowercase letters, digits and single hyphens")
             return None
-        title = self._text(data, "title", required=False) or deck_id
-        description = self._text(data, "description", required=False) or ""
+        title = self._text(data, "title") or deck_id
+        description = self._text(data, "description") or ""
         tags = self._tags(data)
         seed_path, seed_text = self._seed(data)
         cards = self._cards(data, seed_text)
-        return Deck(deck_id, title, self.path, seed_path, tuple(cards), description, tags, top)
+        return Deck(deck_id, title, self.path, seed_path, tuple(cards), description, tags, data.value_positions["id"])
 
     # -- helpers for fields -------------------------------------------------
 
@@ -148,7 +148,7 @@ class _DeckBuilder:
             suggestion = f"; did you mean '{hint[0]}'?" if hint else f"; allowed: {', '.join(sorted(allowed))}"
             self.report(position, "unknown-key", f"unknown key '{key}' in {what}{suggestion}")
 
-    def _text(self, mapping: LocatedDict, key: str, *, required: bool = True) -> str | None:
+    def _text(self, mapping: LocatedDict, key: str) -> str | None:
         if key not in mapping:
             return None
         value = mapping[key]
@@ -190,7 +190,7 @@ class _DeckBuilder:
         return tags
 
     def _seed(self, data: LocatedDict) -> tuple[Path, str | None]:
-        seed = self._text(data, "seed", required=False)
+        seed = self._text(data, "seed")
         if seed is None:
             return self.path, None
         position = data.value_positions["seed"]

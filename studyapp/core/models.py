@@ -93,6 +93,7 @@ class Deck:
     cards: tuple[Card, ...]
     description: str = ""
     tags: tuple[str, ...] = ()
+    # Where the deck's id is written, for messages about the deck as a whole.
     position: Position = Position(1, 1)
 
     def card(self, card_id: str) -> Card | None:
