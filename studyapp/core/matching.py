@@ -1,0 +1,116 @@
+"""Checking a typed answer leniently, the way a fair examiner would.
+
+Case, spacing, punctuation and full-width/half-width forms never matter; the card's
+``accept`` list gives other right answers; a small typo in a longer answer is forgiven,
+but never in a number ("36" is not "63").
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .models import BACKWARD, Card
+
+AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    correct: bool
+    expected: str
+    # Character-level edit script from the given answer to the expected one:
+    # ("equal" | "delete" | "insert", text). "delete" is text the learner should not have typed.
+    diff: list[tuple[str, str]] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def proposed_rating(self) -> int:
+        """In a review session: right proposes Good, wrong proposes Again; the learner may change it."""
+        return GOOD if self.correct else AGAIN
+
+
+def normalise(text: str) -> str:
+    """Fold case, width, punctuation and spacing; keep letters, digits and CJK characters."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[^\w\s]|_", " ", text)
+    text = " ".join(text.split())
+    return _LEADING_ARTICLE.sub("", text)
+
+
+def expected_answers(card: Card, variant: str = "main") -> list[str]:
+    """The answers a typed reply may match: the back (or the front, for a reverse card's backward side) and `accept`."""
+    if card.type == "reverse" and variant == BACKWARD:
+        return [card.front]
+    if card.type in ("basic", "reverse"):
+        return [card.back, *card.accept]
+    return [card.answer_text]
+
+
+def allowed_typos(length: int) -> int:
+    if length < 5:
+        return 0
+    if length < 12:
+        return 1
+    return 2
+
+
+def check_typed(given: str, card: Card, variant: str = "main") -> MatchResult:
+    candidates = expected_answers(card, variant)
+    primary = candidates[0]
+    given_n = normalise(given)
+    if not given_n:
+        return MatchResult(False, primary, _diff(given, primary), "no answer given")
+    best: tuple[int, str] | None = None
+    for candidate in candidates:
+        candidate_n = normalise(candidate)
+        if given_n == candidate_n or given_n.replace(" ", "") == candidate_n.replace(" ", ""):
+            return MatchResult(True, primary, _diff(given, candidate), "exact" if candidate == primary else "accepted answer")
+        distance = _distance(given_n, candidate_n)
+        if best is None or distance < best[0]:
+            best = (distance, candidate)
+    distance, closest = best
+    closest_n = normalise(closest)
+    if _digits(given_n) == _digits(closest_n) and distance <= allowed_typos(len(closest_n)):
+        return MatchResult(True, primary, _diff(given, closest), f"accepted with {distance} typo{'s' if distance > 1 else ''}")
+    return MatchResult(False, primary, _diff(given, closest), "does not match")
+
+
+def _digits(text: str) -> list[str]:
+    return re.findall(r"\d+", text)
+
+
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (insert, delete, substitute), with an early exit for very different lengths."""
+    if abs(len(a) - len(b)) > 3:
+        return abs(len(a) - len(b))
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, 1):
+        current = [i]
+        for j, char_b in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return previous[-1]
+
+
+# Whole words read better in a diff than scattered letters; CJK has no spaces, so one character a token.
+_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\u3400-\u9fff\uf900-\ufaff]+|\s+|[^\w\s]")
+
+
+def _diff(given: str, expected: str) -> list[tuple[str, str]]:
+    given_tokens = _TOKEN.findall(given)
+    expected_tokens = _TOKEN.findall(expected)
+    matcher = difflib.SequenceMatcher(None, given_tokens, expected_tokens, autojunk=False)
+    out: list[tuple[str, str]] = []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            out.append(("equal", "".join(given_tokens[a1:a2])))
+        else:
+            if a2 > a1:
+                out.append(("delete", "".join(given_tokens[a1:a2])))
+            if b2 > b1:
+                out.append(("insert", "".join(expected_tokens[b1:b2])))
+    return out
