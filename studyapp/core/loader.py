@@ -100,9 +100,12 @@ class _DeckBuilder:
         self.where = str(path)
         self.problems = problems
         self.seeds = seeds
+        # Problems the YAML layer already found (duplicate keys) count as errors too.
+        self.errors = sum(1 for p in problems if p.is_error)
 
     def report(self, position: Position, code: str, message: str, severity: str = ERROR) -> None:
         self.problems.append(Problem(self.where, position.line, position.column, severity, code, message))
+        self.errors += severity == ERROR
 
     def build(self, data) -> Deck | None:
         if not isinstance(data, LocatedDict):
@@ -249,7 +252,7 @@ class _DeckBuilder:
         if not isinstance(raw, LocatedDict):
             self.report(getattr(raw, "position", position), "wrong-type", f"a card must be a mapping (id:, type:, ...), not {_kind(raw)}")
             return None
-        errors_before = self._error_count()
+        errors_before = self.errors
         card_id = self._text(raw, "id")
         if card_id is None and "id" not in raw:
             self.report(position, "missing-field", "the card has no 'id'; add a slug such as 'cache-layers'")
@@ -302,7 +305,7 @@ class _DeckBuilder:
             self._cloze(fields["text"], raw.value_positions["text"])
         if source is not None and seed_text is not None:
             self._sources(source, raw, seed_text)
-        if self._error_count() > errors_before or card_id is None:
+        if self.errors > errors_before or card_id is None:
             return None
         card = Card(
             id=card_id, type=card_type, source=source or (), position=position,
@@ -313,9 +316,6 @@ class _DeckBuilder:
         )
         self._leaks(card)
         return card
-
-    def _error_count(self) -> int:
-        return sum(1 for p in self.problems if p.is_error)
 
     def _choice(self, raw: LocatedDict) -> tuple[tuple[str, ...], str | None, dict[str, str]]:
         choices: tuple[str, ...] = ()
@@ -419,11 +419,24 @@ class _DeckBuilder:
 
 
 def _contains_phrase(haystack: str, needle: str) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` as whole words, ignoring case and punctuation."""
     needle_n = normalise_question(needle)
-    haystack_n = normalise_question(haystack)
-    if len(needle_n) < 2 or not needle_n:
+    if len(needle_n) < 2:
         return False
-    return re.search(rf"(?<!\w){re.escape(needle_n)}(?!\w)", haystack_n) is not None
+    haystack_n = normalise_question(haystack)
+    start = haystack_n.find(needle_n)
+    while start >= 0:
+        end = start + len(needle_n)
+        before_ok = start == 0 or not _is_word_char(haystack_n[start - 1])
+        after_ok = end == len(haystack_n) or not _is_word_char(haystack_n[end])
+        if before_ok and after_ok:
+            return True
+        start = haystack_n.find(needle_n, start + 1)
+    return False
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def _closest_passage(quote: str, seed: str) -> str:
