@@ -1,0 +1,38 @@
+"""Start-up of the commands that open no UI, against `python -c pass`, in fresh processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import median_seconds, row  # noqa: E402
+
+
+def _command(args: list[str], env: dict) -> callable:
+    def run():
+        subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+
+    return run
+
+
+def run(quick: bool = False) -> list[dict]:
+    repeat = 5 if quick else 21
+    with tempfile.TemporaryDirectory() as home:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")}
+        env["STUDYAPP_HOME"] = home
+        baseline = median_seconds(_command([sys.executable, "-c", "pass"], env), repeat)
+        rows = []
+        for label, args in (("studyapp --version", ["--version"]), ("studyapp list", ["list"])):
+            ours = median_seconds(_command([sys.executable, "-m", "studyapp", *args], env), repeat)
+            rows.append(row(label, ours * 1000, baseline * 1000, "ms", target="<= baseline + 150 ms",
+                            note=f"{(ours - baseline) * 1000:+.0f} ms over `python -c pass`"))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run("--quick" in sys.argv):
+        print(r)
