@@ -1,0 +1,500 @@
+"""The session API a user interface drives: one review (or cram) session over some decks.
+
+    from studyapp.store import open_store
+    from studyapp.core.session import ReviewSession
+
+    store = open_store(location)                 # StudyappError with a clear message on trouble
+    session = ReviewSession(store, catalog.decks, deck_ids=["qwen3-training"])
+    shown = session.next()                       # None: nothing due (see next_due_time())
+    shown.previews[GOOD].label                   # "10m", "3d": what each button will do
+    session.answer(GOOD, duration_ms=5400)       # commits exactly the preview shown
+    session.undo()                               # back, step by step, to the session start
+
+Queue order: learning items due now, then reviews due today, then new items in bank
+order, within the daily limits (overall and per deck); an item whose sibling was
+reviewed today waits for tomorrow. When nothing else is left, learning items due within
+``learn_ahead_minutes`` are shown early, as Anki does. Cram mode shows any item, ahead of
+time, and logs its answers as ``cram`` without touching the schedule.
+
+The session reads "now" from an injected clock; every change goes to the store at once
+(one transaction each), so quitting at any moment loses nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+from .clock import Clock, MINUTE_MS
+from .models import Deck, Item
+from .problems import StudyappError
+from .scheduler import AGAIN, RATINGS, REVIEW, ItemState, Preview, ReviewScheduler, Settings
+
+if TYPE_CHECKING:  # the store imports core, never the other way round at run time
+    from ..store.repository import ItemRow, LogEntry, Store
+
+LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new", "cram"
+CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What is left today, the shown item included (new and review are within the limits)."""
+
+    new: int = 0
+    learning: int = 0
+    review: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.new + self.learning + self.review
+
+
+@dataclass(frozen=True)
+class ShownItem:
+    """The item on screen, with its four buttons computed once."""
+
+    item_id: int
+    key: str
+    item: Item | None  # the card's content (deck, card, variant)
+    queue: str  # learning | review | new | cram
+    state: ItemState
+    previews: Mapping[int, Preview]
+    shown_ms: int
+    counts: Counts
+    flag_note: str | None = None
+
+    @property
+    def cram(self) -> bool:
+        return self.queue == CRAM_QUEUE
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    reviewed: int
+    again: int
+    time_ms: int
+    started_ms: int
+    by_rating: Mapping[int, int]
+    next_due_ms: int | None
+
+    @property
+    def again_share(self) -> float | None:
+        return self.again / self.reviewed if self.reviewed else None
+
+
+@dataclass(frozen=True)
+class DeckProgress:
+    deck_id: str
+    title: str
+    items: int
+    new: int
+    learning: int
+    review: int
+    due: int
+    reviews: int
+    retention: float | None
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: date
+    count: int
+    again: int = 0
+
+
+@dataclass(frozen=True)
+class ItemInfo:
+    """For the browse screen: an item's stored state and its review history."""
+
+    key: str
+    item: Item | None
+    row: ItemRow
+    history: list[LogEntry]
+    retrievability: float | None
+
+
+@dataclass
+class _Undo:
+    action: str  # answer | bury | suspend | unsuspend | flag
+    before: ItemRow
+    log_id: int | None = None
+    shown: ShownItem | None = None
+    cram_queue: list[int] | None = None
+    answer_index: int | None = None
+
+
+class ReviewSession:
+    """One study session. Not thread-safe: drive it from one thread (a Textual worker is fine)."""
+
+    def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
+                 settings: Settings | None = None, cram: bool = False,
+                 deck_ids: Sequence[str] | None = None) -> None:
+        self.store = store
+        self.clock = clock or store.clock
+        self.settings = settings or store.load_settings()
+        self.scheduler = ReviewScheduler(self.settings)
+        all_decks = list(decks)
+        if deck_ids:
+            known = {deck.id: deck for deck in all_decks}
+            unknown = [d for d in deck_ids if d not in known]
+            if unknown:
+                raise StudyappError(f"unknown deck id {', '.join(map(repr, unknown))}; known decks: "
+                                    f"{', '.join(sorted(known)) or '(none)'}", code="usage")
+            all_decks = [known[d] for d in dict.fromkeys(deck_ids)]
+        self.decks = all_decks
+        self.deck_ids = [deck.id for deck in all_decks]
+        self.cram = cram
+        self._items: dict[str, Item] = {item.key: item for deck in all_decks for item in deck.items()}
+        store.sync(all_decks)
+        self._current: ShownItem | None = None
+        self._undo: list[_Undo] = []
+        self._answers: list[tuple[int, int]] = []  # (rating, duration) per answer this session
+        self.started_ms = self.clock.now_ms()
+        self._cram_queue: list[int] = store.cram_items(self.deck_ids) if cram else []
+
+    # ------------------------------------------------------------ the study loop
+
+    def next(self) -> ShownItem | None:
+        """The item to show, or None when nothing is left (then see ``next_due_time``).
+
+        Calling it again before answering returns the same item with the same previews.
+        """
+        if self._current is not None:
+            return self._current
+        now = self.clock.now_ms()
+        if self.cram:
+            return self._next_cram(now)
+        picked = self._queue(1, now)
+        if not picked:
+            return None
+        row, queue = picked[0]
+        self._current = self._show(row, queue, now, self.counts(now))
+        return self._current
+
+    def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
+        """Grade the shown item (1 again .. 4 easy); returns the preview applied (None in cram)."""
+        shown = self._require_shown()
+        if rating not in RATINGS:
+            raise StudyappError(f"rating {rating!r} is not a grade; use 1 (again), 2 (hard), 3 (good) or 4 (easy)",
+                                code="usage")
+        now = self.clock.now_ms()
+
+        def compute(row: ItemRow) -> Preview:
+            if row.state == shown.state:
+                return shown.previews[rating]
+            # Another window answered this item meanwhile: grade the state as it is now.
+            return self.scheduler.apply(row.state, row.key, rating, now)
+
+        cram_before = list(self._cram_queue) if self.cram else None
+        log_id, before, applied = self.store.record_answer(
+            shown.item_id, compute, kind="cram" if self.cram else "review", rating=rating, time_ms=now,
+            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=self.settings)
+        if self.cram:
+            self._cram_queue.pop(0)
+            if rating == AGAIN:
+                self._cram_queue.insert(min(CRAM_AGAIN_GAP, len(self._cram_queue)), shown.item_id)
+        self._undo.append(_Undo("answer", before, log_id=log_id, shown=shown, cram_queue=cram_before,
+                                answer_index=len(self._answers)))
+        self._answers.append((rating, max(0, int(duration_ms))))
+        self._current = None
+        return applied
+
+    def bury(self) -> None:
+        """Hide the shown item until tomorrow (the next study day)."""
+        shown = self._require_shown()
+        today = self.scheduler.days.day_of(self.clock.now_ms())
+        before = self.store.set_status(shown.item_id, buried_day=today)
+        self._after_hide(_Undo("bury", before, shown=shown))
+
+    def suspend(self) -> None:
+        """Take the shown item out of every queue until unsuspended."""
+        shown = self._require_shown()
+        before = self.store.set_status(shown.item_id, suspended=True)
+        self._after_hide(_Undo("suspend", before, shown=shown))
+
+    def unsuspend(self, key: str) -> None:
+        row = self._row(key)
+        before = self.store.set_status(row.id, suspended=False)
+        self._undo.append(_Undo("unsuspend", before))
+
+    def flag(self, note: str, key: str | None = None) -> None:
+        """Flag the shown item (or ``key``) with a note; an empty note clears the flag."""
+        note = note.strip()
+        if key is None:
+            shown = self._require_shown()
+            item_id = shown.item_id
+        else:
+            shown = None
+            item_id = self._row(key).id
+        before = self.store.set_status(item_id, flag_note=note or None, flagged_ms=self.clock.now_ms())
+        self._undo.append(_Undo("flag", before))
+        if shown is not None:
+            self._current = ShownItem(**{**shown.__dict__, "flag_note": note or None})
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def undo(self) -> ShownItem | None:
+        """Take back the last action (answers, buries, suspends, flags), exactly as stored before.
+
+        Returns the item shown again for an undone answer, bury or suspend; None otherwise.
+        """
+        if not self._undo:
+            raise StudyappError("nothing to undo: this is the start of the session")
+        entry = self._undo.pop()
+        self.store.restore(entry.before, delete_log_id=entry.log_id)
+        if entry.cram_queue is not None:
+            self._cram_queue = entry.cram_queue
+        if entry.answer_index is not None:
+            del self._answers[entry.answer_index:]
+        if entry.shown is None:
+            if self._current is not None and self._current.item_id == entry.before.id:
+                self._current = ShownItem(**{**self._current.__dict__, "flag_note": entry.before.flag_note})
+            return None
+        now = self.clock.now_ms()
+        row = self._row_by_id(entry.before.id)
+        counts = self._cram_counts() if self.cram else self.counts(now)
+        self._current = self._show(row, entry.shown.queue, now, counts)
+        return self._current
+
+    # ------------------------------------------------------------ what is left, what comes next
+
+    def counts(self, now_ms: int | None = None) -> Counts:
+        """Items left today within the limits (siblings are not subtracted, as in Anki)."""
+        if self.cram:
+            return self._cram_counts()
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        days = self.scheduler.days
+        today = days.day_of(now)
+        end = days.end_ms(today)
+        new_left, review_left = self._limits_left(days.start_ms(today))
+        learning = sum(self.store.count_capped(d, 1, now + self._learn_ahead_ms() + 1, today, 100_000)
+                       for d in self.deck_ids)
+        review = sum(self.store.count_capped(d, 2, end, today, review_left[d]) for d in self.deck_ids)
+        new = sum(self.store.count_capped(d, 0, None, today, new_left[d]) for d in self.deck_ids)
+        return Counts(new=min(new, new_left["*"]), learning=learning, review=min(review, review_left["*"]))
+
+    def upcoming(self, limit: int = 10_000) -> list[tuple[str, str]]:
+        """Today's queue as (key, queue name), in the order ``next`` would give it."""
+        if self.cram:
+            rows = [self._row_by_id(i) for i in self._cram_queue[:limit]]
+            return [(row.key, CRAM_QUEUE) for row in rows]
+        return [(row.key, queue) for row, queue in self._queue(limit, self.clock.now_ms())]
+
+    def next_due_time(self) -> int | None:
+        """When something will next be ready (epoch ms), or None if nothing is scheduled at all."""
+        now = self.clock.now_ms()
+        days = self.scheduler.days
+        today = days.day_of(now)
+        tomorrow = days.start_ms(today + 1)
+        learning, review = self.store.next_due(self.deck_ids, now, today)
+        times = []
+        if learning is not None:
+            times.append(learning)
+        if review is not None:
+            times.append(max(days.start_ms(days.day_of(review)), tomorrow))
+        # New items, and reviews held back today (limits, siblings, burial), wait for tomorrow;
+        # counting with "today + 1" includes the items buried today.
+        if any(self.store.count_capped(d, q, end, today + 1, 1)
+               for d in self.deck_ids for q, end in ((0, None), (2, tomorrow))):
+            times.append(tomorrow)
+        return min(times) if times else None
+
+    def summary(self) -> SessionSummary:
+        by_rating = {r: 0 for r in RATINGS}
+        for rating, _ in self._answers:
+            by_rating[rating] += 1
+        return SessionSummary(reviewed=len(self._answers), again=by_rating[AGAIN],
+                              time_ms=sum(d for _, d in self._answers), started_ms=self.started_ms,
+                              by_rating=by_rating, next_due_ms=self.next_due_time())
+
+    # ------------------------------------------------------------ for the stats and browse screens
+
+    def forecast(self, days: int = 30) -> list[DayCount]:
+        """Items falling due on each of the next ``days`` study days (overdue ones count today)."""
+        now = self.clock.now_ms()
+        sd = self.scheduler.days
+        today = sd.day_of(now)
+        counts = self.store.due_per_day(self.deck_ids, now, sd.day_of, sd.start_ms(today + days))
+        return [DayCount(sd.date_of(today + i), counts.get(today + i, 0)) for i in range(days)]
+
+    def reviews_per_day(self, days: int = 30) -> list[DayCount]:
+        """Answers (and how many were Again) on each of the last ``days`` study days, oldest first."""
+        now = self.clock.now_ms()
+        sd = self.scheduler.days
+        today = sd.day_of(now)
+        first = today - days + 1
+        totals = {d: [0, 0] for d in range(first, today + 1)}
+        for time_ms, rating, _, _ in self.store.answers_between(self.deck_ids, sd.start_ms(first), sd.end_ms(today)):
+            day = sd.day_of(time_ms)
+            if day in totals:
+                totals[day][0] += 1
+                totals[day][1] += rating == AGAIN
+        return [DayCount(sd.date_of(d), c, a) for d, (c, a) in sorted(totals.items())]
+
+    def retention(self, days: int = 30) -> tuple[float | None, float]:
+        """(share of review-state answers other than Again over ``days``, the desired retention)."""
+        now = self.clock.now_ms()
+        sd = self.scheduler.days
+        start = sd.start_ms(sd.day_of(now) - days + 1)
+        rows = [r for r in self.store.answers_between(self.deck_ids, start, now + 1) if r[3] == REVIEW]
+        actual = sum(1 for r in rows if r[1] != AGAIN) / len(rows) if rows else None
+        return actual, self.settings.desired_retention
+
+    def deck_progress(self) -> list[DeckProgress]:
+        sd = self.scheduler.days
+        today = sd.day_of(self.clock.now_ms())
+        counts = self.store.deck_counts(self.deck_ids, today, sd.end_ms(today))
+        out = []
+        for deck in self.decks:
+            c = counts[deck.id]
+            items = len(deck.items())
+            # Items not yet stored are new; "stored" may include items that left the deck.
+            new = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
+            out.append(DeckProgress(deck.id, deck.title, items, new, c["learning"], c["review"], c["due"],
+                                    c["reviews"], c["retention"]))
+        return out
+
+    def leeches(self) -> list[ItemInfo]:
+        return [self._info(row) for row in self.store.leeches(self.deck_ids)]
+
+    def flagged(self) -> list[ItemInfo]:
+        return [self._info(row) for row in self.store.flagged(self.deck_ids)]
+
+    def item_info(self, key: str) -> ItemInfo:
+        return self._info(self._row(key))
+
+    # ------------------------------------------------------------ internals
+
+    def _info(self, row: ItemRow) -> ItemInfo:
+        return ItemInfo(row.key, self._items.get(row.key), row, self.store.history(row.id),
+                        self.scheduler.retrievability(row.state, self.clock.now_ms()))
+
+    def _require_shown(self) -> ShownItem:
+        if self._current is None:
+            raise StudyappError("no item is shown; call next() first")
+        return self._current
+
+    def _row(self, key: str) -> ItemRow:
+        row = self.store.item(key)
+        if row is None:
+            raise StudyappError(f"no progress is stored for item {key!r}")
+        return row
+
+    def _row_by_id(self, item_id: int) -> ItemRow:
+        row = self.store.item_by_id(item_id)
+        if row is None:
+            raise StudyappError(f"item {item_id} is no longer stored")
+        return row
+
+    def _show(self, row: ItemRow, queue: str, now: int, counts: Counts) -> ShownItem:
+        previews = self.scheduler.previews(row.state, row.key, now)
+        return ShownItem(row.id, row.key, self._items.get(row.key), queue, row.state, previews, now, counts,
+                         row.flag_note)
+
+    def _after_hide(self, entry: _Undo) -> None:
+        if self.cram and self._cram_queue:
+            entry.cram_queue = list(self._cram_queue)
+            self._cram_queue.pop(0)
+        self._undo.append(entry)
+        self._current = None
+
+    def _learn_ahead_ms(self) -> int:
+        return self.settings.learn_ahead_minutes * MINUTE_MS
+
+    def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
+        """New and review items each deck (and "*", overall) may still show today."""
+        done = self.store.done_since(day_start_ms)
+        new_left = {"*": max(0, self.settings.new_per_day - sum(n for n, _ in done.values()))}
+        review_left = {"*": max(0, self.settings.reviews_per_day - sum(r for _, r in done.values()))}
+        for deck_id in self.deck_ids:
+            limits = self.settings.limits_for(deck_id)
+            new_done, review_done = done.get(deck_id, (0, 0))
+            deck_new = limits.new_per_day if limits.new_per_day is not None else self.settings.new_per_day
+            deck_review = (limits.reviews_per_day if limits.reviews_per_day is not None
+                           else self.settings.reviews_per_day)
+            new_left[deck_id] = min(max(0, deck_new - new_done), new_left["*"])
+            review_left[deck_id] = min(max(0, deck_review - review_done), review_left["*"])
+        return new_left, review_left
+
+    def _queue(self, limit: int, now: int) -> list[tuple[ItemRow, str]]:
+        days = self.scheduler.days
+        today = days.day_of(now)
+        start, end = days.start_ms(today), days.end_ms(today)
+        out: list[tuple[ItemRow, str]] = []
+        taken: set[int] = set()
+        reviewed = self.store.reviewed_since(start)
+        chosen: dict[str, set[str]] = {}
+
+        def blocked(row: ItemRow) -> bool:
+            others = (reviewed.get(row.sibling_key, set()) | chosen.get(row.sibling_key, set())) - {row.key}
+            return bool(others)
+
+        def take(row: ItemRow, queue: str) -> None:
+            out.append((row, queue))
+            taken.add(row.id)
+            chosen.setdefault(row.sibling_key, set()).add(row.key)
+
+        for row in self.store.learning_due(self.deck_ids, now, today, limit):
+            take(row, LEARNING_QUEUE)
+        if len(out) >= limit:
+            return out[:limit]
+
+        new_left, review_left = self._limits_left(start)
+        batch = max(32, 2 * limit)
+        allowed = [d for d in self.deck_ids if review_left[d] > 0]
+        offset = 0
+        while allowed and review_left["*"] > 0 and len(out) < limit:
+            rows = self.store.reviews_due(allowed, end, today, batch, offset)
+            for row in rows:
+                if len(out) >= limit or review_left["*"] <= 0:
+                    break
+                if review_left[row.deck_id] <= 0 or row.id in taken or blocked(row):
+                    continue
+                take(row, REVIEW_QUEUE)
+                review_left[row.deck_id] -= 1
+                review_left["*"] -= 1
+            if len(rows) < batch:
+                break
+            offset += batch
+
+        for deck_id in self.deck_ids:
+            offset = 0
+            while new_left[deck_id] > 0 and new_left["*"] > 0 and len(out) < limit:
+                rows = self.store.new_items(deck_id, today, batch, offset)
+                for row in rows:
+                    if len(out) >= limit or new_left[deck_id] <= 0 or new_left["*"] <= 0:
+                        break
+                    if row.id in taken or blocked(row):
+                        continue
+                    take(row, NEW_QUEUE)
+                    new_left[deck_id] -= 1
+                    new_left["*"] -= 1
+                if len(rows) < batch:
+                    break
+                offset += batch
+
+        if not out:
+            for row in self.store.learning_due(self.deck_ids, now + self._learn_ahead_ms(), today, limit):
+                take(row, LEARNING_QUEUE)
+        return out[:limit]
+
+    # -- cram
+
+    def _next_cram(self, now: int) -> ShownItem | None:
+        while self._cram_queue:
+            row = self.store.item_by_id(self._cram_queue[0])
+            if row is not None and not row.suspended:
+                self._current = self._show(row, CRAM_QUEUE, now, self._cram_counts())
+                return self._current
+            self._cram_queue.pop(0)
+        return None
+
+    def _cram_counts(self) -> Counts:
+        return Counts(review=len(self._cram_queue))
+
+
+__all__ = ["ReviewSession", "ShownItem", "Counts", "SessionSummary", "DeckProgress", "DayCount", "ItemInfo",
+           "LEARNING_QUEUE", "REVIEW_QUEUE", "NEW_QUEUE", "CRAM_QUEUE"]

@@ -1,0 +1,40 @@
+"""``studyapp stats [DECK...] [--json]``: progress per deck, from the learner's database."""
+
+from __future__ import annotations
+
+import json
+
+from .summary import deck_figures
+
+
+def run_stats(args) -> int:
+    from ..cli import load_catalog, location, select_decks
+
+    catalog = load_catalog(args)
+    decks = select_decks(catalog, list(args.deck_ids or []))
+    figures = deck_figures(decks, location(args))
+    rows = [{"id": deck.id, **{k: figures[deck.id][k] for k in
+                               ("items", "new", "learning", "review", "due", "reviews", "retention")}}
+            for deck in decks]
+    total = sum(row["reviews"] for row in rows)
+    if args.json:
+        print(json.dumps({"reviews": total, "decks": rows}, ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        print("No decks found. Add a folder with --decks DIR or STUDYAPP_DECKS.")
+        return 0
+    width = max(len("DECK"), *(len(row["id"]) for row in rows))
+    header = f"{'DECK':<{width}}  {'ITEMS':>5}  {'NEW':>5}  {'LEARN':>5}  {'REVIEW':>6}  {'DUE':>5}  {'REVIEWS':>7}  RETENTION"
+    print(header)
+    for row in rows:
+        print(f"{row['id']:<{width}}  {row['items']:>5}  {row['new']:>5}  {row['learning']:>5}  {row['review']:>6}  "
+              f"{row['due']:>5}  {row['reviews']:>7}  {_percent(row['retention'])}")
+    passed = sum((row["retention"] or 0) * row["reviews"] for row in rows)
+    print(f"{'total':<{width}}  {sum(r['items'] for r in rows):>5}  {sum(r['new'] for r in rows):>5}  "
+          f"{sum(r['learning'] for r in rows):>5}  {sum(r['review'] for r in rows):>6}  "
+          f"{sum(r['due'] for r in rows):>5}  {total:>7}  {_percent(passed / total if total else None)}")
+    return 0
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"

@@ -1,0 +1,582 @@
+"""The progress store: items, their scheduling state and the review log, in one SQLite file.
+
+Every change is one ``BEGIN IMMEDIATE`` transaction. An answer writes the item's new
+state and appends one review-log row together, so a crash leaves either both or
+neither. The log is the source of truth: ``rebuild_states`` replays it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from ..core.clock import Clock, SystemClock
+from ..core.models import Deck
+from ..core.problems import StudyappError
+from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
+                              ReviewScheduler, Settings)
+from ..core.settings import Location
+from . import schema
+from .schema import guarded, write
+
+QUEUE_NEW, QUEUE_LEARNING, QUEUE_REVIEW = 0, 1, 2
+QUEUE_OF_STATE = {NEW: QUEUE_NEW, LEARNING: QUEUE_LEARNING, RELEARNING: QUEUE_LEARNING, REVIEW: QUEUE_REVIEW}
+# Items are numbered inside a deck as card index * VARIANT_SLOTS + variant index (bank order).
+VARIANT_SLOTS = 1000
+
+ITEM_COLUMNS = ("id, key, deck_id, card_id, variant, revision, position, present, state, step, stability, "
+                "difficulty, due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, "
+                "flag_note, flagged_ms")
+LOG_COLUMNS = ("id, item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, state_after, interval, "
+               "last_interval, stability, difficulty, due_ms, scheduler_id")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRow:
+    """An item as stored: identity, scheduling state and status (suspended, buried, flagged)."""
+
+    id: int
+    key: str
+    deck_id: str
+    card_id: str
+    variant: str
+    revision: int
+    position: int
+    present: bool
+    state: ItemState
+    suspended: bool = False
+    buried_day: int = 0
+    flag_note: str | None = None
+    flagged_ms: int | None = None
+
+    @property
+    def sibling_key(self) -> str:
+        return f"{self.deck_id}/{self.card_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One review-log row."""
+
+    id: int
+    item_id: int
+    kind: str  # review | cram | reset
+    rating: int
+    time_ms: int
+    sched_ms: int
+    duration_ms: int
+    state_before: str
+    state_after: str
+    interval: int
+    last_interval: int
+    stability: float | None
+    difficulty: float | None
+    due_ms: int | None
+    scheduler_id: int
+
+
+def _row_to_item(row: Sequence) -> ItemRow:
+    (id_, key, deck_id, card_id, variant, revision, position, present, state, step, stability, difficulty,
+     due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, flag_note, flagged_ms) = row
+    item_state = ItemState(state=state, step=step, stability=stability, difficulty=difficulty, due_ms=due_ms,
+                           last_review_ms=last_review_ms, interval=interval, reps=reps, lapses=lapses,
+                           leech=bool(leech))
+    return ItemRow(id_, key, deck_id, card_id, variant, revision, position, bool(present), item_state,
+                   bool(suspended), buried_day, flag_note, flagged_ms)
+
+
+def _state_values(state: ItemState) -> tuple:
+    return (QUEUE_OF_STATE[state.state], state.state, state.step, state.stability, state.difficulty, state.due_ms,
+            state.last_review_ms, state.interval, state.reps, state.lapses, int(state.leech))
+
+
+_SET_STATE = ("queue = ?, state = ?, step = ?, stability = ?, difficulty = ?, due_ms = ?, last_review_ms = ?, "
+              "interval = ?, reps = ?, lapses = ?, leech = ?")
+
+
+class Store:
+    """A learner's progress database. Open it with ``open_store(location)``."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, clock: Clock, *, readonly: bool = False) -> None:
+        self.conn = conn
+        self.path = path
+        self.clock = clock
+        self.readonly = readonly
+        self._scheduler_ids: dict[str, int] = {}
+
+    # -- life cycle
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def guarded(self):
+        return guarded(self.path)
+
+    # -- settings
+
+    def load_settings(self) -> Settings:
+        with self.guarded():
+            row = self.conn.execute("SELECT json FROM settings WHERE id = 1").fetchone()
+        if row is None:
+            return Settings()
+        try:
+            data = json.loads(row[0])
+        except ValueError:
+            raise schema.damaged(self.path, "the stored settings are not valid JSON") from None
+        return Settings.from_dict(data, source=f"{self.path}: settings")
+
+    def save_settings(self, settings: Settings) -> None:
+        settings.validate()
+        text = json.dumps(settings.to_dict(), sort_keys=True)
+        with self.guarded(), write(self.conn):
+            self.conn.execute("INSERT INTO settings (id, json, updated_ms) VALUES (1, ?, ?) "
+                              "ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_ms = excluded.updated_ms",
+                              (text, self.clock.now_ms()))
+
+    def scheduler_id(self, settings: Settings) -> int:
+        """The id of this scheduler version and parameter set (call inside a write transaction)."""
+        params = json.dumps(settings.scheduler_params(), sort_keys=True)
+        cached = self._scheduler_ids.get(params)
+        if cached is not None:
+            return cached
+        self.conn.execute("INSERT OR IGNORE INTO schedulers (version, params) VALUES (?, ?)",
+                          (f"fsrs {FSRS_VERSION}", params))
+        found = self.conn.execute("SELECT id FROM schedulers WHERE version = ? AND params = ?",
+                                  (f"fsrs {FSRS_VERSION}", params)).fetchone()[0]
+        self._scheduler_ids[params] = found
+        return found
+
+    def scheduler_settings(self, scheduler_id: int) -> Settings:
+        """The settings a logged review was scheduled with (limits set to defaults)."""
+        with self.guarded():
+            row = self.conn.execute("SELECT params FROM schedulers WHERE id = ?", (scheduler_id,)).fetchone()
+        if row is None:
+            raise schema.damaged(self.path, f"review log names an unknown scheduler {scheduler_id}")
+        return Settings.from_dict(json.loads(row[0]), source=f"{self.path}: scheduler {scheduler_id}")
+
+    # -- keeping items in step with the decks
+
+    def sync(self, decks: Iterable[Deck]) -> None:
+        """Make sure every item of ``decks`` has a row, with its bank position and revision.
+
+        A card that left its deck keeps its row (``present = 0``) and its progress. A changed
+        ``revision`` restarts the item: a ``reset`` row in the log records it.
+        """
+        now = self.clock.now_ms()
+        wanted: dict[str, tuple[str, str, str, int, int]] = {}
+        deck_ids = []
+        for deck in decks:
+            deck_ids.append(deck.id)
+            for card_index, card in enumerate(deck.cards):
+                for variant_index, variant in enumerate(card.variants()):
+                    key = f"{deck.id}/{card.id}/{variant}"
+                    wanted[key] = (deck.id, card.id, variant, card.revision,
+                                   card_index * VARIANT_SLOTS + variant_index)
+        if not deck_ids or self.readonly:
+            return
+        with self.guarded():
+            existing = self._rows_for_decks(deck_ids)
+            inserts, moves, gone, resets = [], [], [], []
+            for key, (deck_id, card_id, variant, revision, position) in wanted.items():
+                row = existing.get(key)
+                if row is None:
+                    inserts.append((key, deck_id, card_id, variant, revision, position, now))
+                    continue
+                if row.revision != revision:
+                    resets.append((row, revision))
+                if row.position != position or not row.present:
+                    moves.append((position, row.id))
+            for key, row in existing.items():
+                if key not in wanted and row.present:
+                    gone.append((row.id,))
+            if not (inserts or moves or gone or resets):
+                return
+            with write(self.conn):
+                self.conn.executemany(
+                    "INSERT INTO items (key, deck_id, card_id, variant, revision, position, created_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING", inserts)
+                self.conn.executemany("UPDATE items SET position = ?, present = 1 WHERE id = ?", moves)
+                self.conn.executemany("UPDATE items SET present = 0 WHERE id = ?", gone)
+                if resets:
+                    scheduler = self.scheduler_id(self.load_settings())
+                    for row, revision in resets:
+                        self._reset(row, revision, now, scheduler)
+
+    def _reset(self, row: ItemRow, revision: int, now: int, scheduler_id: int) -> None:
+        current = self._item_by_id(row.id)
+        assert current is not None
+        if current.state != NEW_STATE:
+            self._append_log(current.id, "reset", 0, now, now, 0, current.state, NEW_STATE, scheduler_id)
+        self.conn.execute(f"UPDATE items SET {_SET_STATE}, revision = ?, suspended = 0, buried_day = 0 "
+                          "WHERE id = ?", (*_state_values(NEW_STATE), revision, row.id))
+
+    def _rows_for_decks(self, deck_ids: Sequence[str]) -> dict[str, ItemRow]:
+        rows: dict[str, ItemRow] = {}
+        for deck_id in deck_ids:
+            for row in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE deck_id = ?", (deck_id,)):
+                item = _row_to_item(row)
+                rows[item.key] = item
+        return rows
+
+    # -- reading items
+
+    def item(self, key: str) -> ItemRow | None:
+        with self.guarded():
+            row = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE key = ?", (key,)).fetchone()
+        return _row_to_item(row) if row else None
+
+    def item_by_id(self, item_id: int) -> ItemRow | None:
+        with self.guarded():
+            return self._item_by_id(item_id)
+
+    def _item_by_id(self, item_id: int) -> ItemRow | None:
+        row = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id = ?", (item_id,)).fetchone()
+        return _row_to_item(row) if row else None
+
+    def studied_keys(self, deck_id: str) -> set[str]:
+        """Keys of the deck's stored items that have left the new state."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT key FROM items WHERE deck_id = ? AND state != 'new'", (deck_id,))
+            return {key for (key,) in rows}
+
+    def all_items(self) -> list[ItemRow]:
+        with self.guarded():
+            return [_row_to_item(r) for r in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items ORDER BY id")]
+
+    def _visible(self, deck_ids: Sequence[str], today: int) -> tuple[str, list]:
+        marks = ",".join("?" * len(deck_ids))
+        return (f"deck_id IN ({marks}) AND present = 1 AND suspended = 0 AND buried_day < ?",
+                [*deck_ids, today])
+
+    def learning_due(self, deck_ids: Sequence[str], until_ms: int, today: int, limit: int,
+                     offset: int = 0) -> list[ItemRow]:
+        """Learning and relearning items due at or before ``until_ms``, earliest first."""
+        if not deck_ids:
+            return []
+        where, args = self._visible(deck_ids, today)
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_LEARNING} AND due_ms <= ? AND {where} "
+                "ORDER BY due_ms, id LIMIT ? OFFSET ?", (until_ms, *args, limit, offset)).fetchall()
+        return [_row_to_item(r) for r in rows]
+
+    def reviews_due(self, deck_ids: Sequence[str], before_ms: int, today: int, limit: int,
+                    offset: int = 0) -> list[ItemRow]:
+        """Review items due before ``before_ms`` (the end of today), most overdue first."""
+        if not deck_ids:
+            return []
+        where, args = self._visible(deck_ids, today)
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
+                "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
+        return [_row_to_item(r) for r in rows]
+
+    def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0) -> list[ItemRow]:
+        """New items of one deck in bank order."""
+        where, args = self._visible([deck_id], today)
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
+                "ORDER BY position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
+        return [_row_to_item(r) for r in rows]
+
+    def count_capped(self, deck_id: str, queue: int, before_ms: int | None, today: int, cap: int) -> int:
+        """How many items of one deck wait in ``queue`` (due before ``before_ms``), counting at most ``cap``."""
+        if cap <= 0:
+            return 0
+        where, args = self._visible([deck_id], today)
+        due = "AND due_ms < ?" if before_ms is not None else ""
+        due_args = [before_ms] if before_ms is not None else []
+        with self.guarded():
+            return self.conn.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM items WHERE queue = ? {due} AND {where} LIMIT ?)",
+                (queue, *due_args, *args, cap)).fetchone()[0]
+
+    def done_since(self, since_ms: int) -> dict[str, tuple[int, int]]:
+        """Per deck: (new items introduced, review items answered) since ``since_ms`` (today's limits)."""
+        with self.guarded():
+            rows = self.conn.execute(
+                "SELECT i.deck_id, sum(r.state_before = 'new'), sum(r.state_before = 'review') "
+                "FROM review_log r JOIN items i ON i.id = r.item_id "
+                "WHERE r.time_ms >= ? AND r.kind = 'review' GROUP BY i.deck_id", (since_ms,)).fetchall()
+        return {deck_id: (new or 0, reviews or 0) for deck_id, new, reviews in rows}
+
+    def reviewed_since(self, since_ms: int) -> dict[str, set[str]]:
+        """Sibling key -> keys of the items reviewed since ``since_ms`` (siblings wait for tomorrow)."""
+        with self.guarded():
+            rows = self.conn.execute(
+                "SELECT DISTINCT i.deck_id, i.card_id, i.key FROM review_log r JOIN items i ON i.id = r.item_id "
+                "WHERE r.time_ms >= ? AND r.kind = 'review'", (since_ms,)).fetchall()
+        touched: dict[str, set[str]] = {}
+        for deck_id, card_id, key in rows:
+            touched.setdefault(f"{deck_id}/{card_id}", set()).add(key)
+        return touched
+
+    def next_due(self, deck_ids: Sequence[str], after_ms: int, today: int) -> tuple[int | None, int | None]:
+        """(earliest learning due after ``after_ms``, earliest review due at or after ``after_ms``)."""
+        if not deck_ids:
+            return None, None
+        where, args = self._visible(deck_ids, today)
+        with self.guarded():
+            learning = self.conn.execute(
+                f"SELECT min(due_ms) FROM items WHERE queue = {QUEUE_LEARNING} AND due_ms > ? AND {where}",
+                (after_ms, *args)).fetchone()[0]
+            review = self.conn.execute(
+                f"SELECT min(due_ms) FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms >= ? AND {where}",
+                (after_ms, *args)).fetchone()[0]
+        return learning, review
+
+    # -- writing: answers, status, undo
+
+    def record_answer(self, item_id: int, compute: Callable[[ItemRow], Preview | None], *, kind: str, rating: int,
+                      time_ms: int, sched_ms: int, duration_ms: int,
+                      settings: Settings) -> tuple[int, ItemRow, Preview | None]:
+        """One transaction: re-read the item, let ``compute`` give the new state, store it and log it.
+
+        ``compute`` sees the state as it is inside the transaction, so two processes answering
+        the same item chain their answers instead of one overwriting the other.
+        Returns (log id, the row before, the preview applied).
+        """
+        with self.guarded(), write(self.conn):
+            before = self._item_by_id(item_id)
+            if before is None:
+                raise StudyappError(f"item {item_id} is not in {self.path}")
+            preview = compute(before) if kind == "review" else None
+            after = preview.after if preview is not None else before.state
+            if preview is not None:
+                # The intervals were computed when the item was shown: replaying needs that moment.
+                sched_ms = preview.after.last_review_ms or sched_ms
+            scheduler = self.scheduler_id(settings)
+            log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
+                                      scheduler)
+            if kind == "review":
+                self.conn.execute(f"UPDATE items SET {_SET_STATE} WHERE id = ?", (*_state_values(after), item_id))
+        return log_id, before, preview
+
+    def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
+                    before: ItemState, after: ItemState, scheduler_id: int) -> int:
+        interval = after.interval
+        cursor = self.conn.execute(
+            "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+            "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (item_id, kind, rating, time_ms, sched_ms, max(0, int(duration_ms)), before.state, after.state, interval,
+             before.interval, after.stability, after.difficulty, after.due_ms, scheduler_id))
+        return int(cursor.lastrowid)
+
+    def set_status(self, item_id: int, *, suspended: bool | None = None, buried_day: int | None = None,
+                   flag_note: str | None | type[Ellipsis] = ..., flagged_ms: int | None = None) -> ItemRow:
+        """Change suspension, burial or flag; returns the row as it was before."""
+        sets, args = [], []
+        if suspended is not None:
+            sets.append("suspended = ?")
+            args.append(int(suspended))
+        if buried_day is not None:
+            sets.append("buried_day = ?")
+            args.append(buried_day)
+        if flag_note is not ...:
+            sets += ["flag_note = ?", "flagged_ms = ?"]
+            args += [flag_note, flagged_ms if flag_note is not None else None]
+        with self.guarded(), write(self.conn):
+            before = self._item_by_id(item_id)
+            if before is None:
+                raise StudyappError(f"item {item_id} is not in {self.path}")
+            if sets:
+                self.conn.execute(f"UPDATE items SET {', '.join(sets)} WHERE id = ?", (*args, item_id))
+        return before
+
+    def restore(self, row: ItemRow, *, delete_log_id: int | None = None) -> None:
+        """Put an item back exactly as ``row`` and, for an undone answer, remove its log row."""
+        with self.guarded(), write(self.conn):
+            if delete_log_id is not None:
+                last = self.conn.execute("SELECT max(id) FROM review_log WHERE item_id = ?", (row.id,)).fetchone()[0]
+                if last != delete_log_id:
+                    raise StudyappError("cannot undo: this item was answered again since (in another window?)")
+                self.conn.execute("DELETE FROM review_log WHERE id = ?", (delete_log_id,))
+            self.conn.execute(
+                f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ?, flag_note = ?, flagged_ms = ? "
+                "WHERE id = ?",
+                (*_state_values(row.state), int(row.suspended), row.buried_day, row.flag_note, row.flagged_ms, row.id))
+
+    # -- the log
+
+    def history(self, item_id: int) -> list[LogEntry]:
+        with self.guarded():
+            rows = self.conn.execute(f"SELECT {LOG_COLUMNS} FROM review_log WHERE item_id = ? ORDER BY id",
+                                     (item_id,)).fetchall()
+        return [LogEntry(*r) for r in rows]
+
+    def log(self) -> list[LogEntry]:
+        with self.guarded():
+            return [LogEntry(*r) for r in self.conn.execute(f"SELECT {LOG_COLUMNS} FROM review_log ORDER BY id")]
+
+    def rebuild_states(self) -> dict[int, ItemState]:
+        """Every logged item's state, recomputed from the review log alone."""
+        keys = {row.id: row.key for row in self.all_items()}
+        schedulers: dict[int, ReviewScheduler] = {}
+        states: dict[int, ItemState] = {}
+        for entry in self.log():
+            state = states.get(entry.item_id, NEW_STATE)
+            if entry.kind == "reset":
+                states[entry.item_id] = NEW_STATE
+                continue
+            if entry.kind != "review":
+                states.setdefault(entry.item_id, state)
+                continue
+            scheduler = schedulers.get(entry.scheduler_id)
+            if scheduler is None:
+                scheduler = schedulers[entry.scheduler_id] = ReviewScheduler(self.scheduler_settings(entry.scheduler_id))
+            states[entry.item_id] = scheduler.apply(state, keys[entry.item_id], entry.rating, entry.sched_ms).after
+        return states
+
+    def stored_states(self) -> dict[int, ItemState]:
+        return {row.id: row.state for row in self.all_items()}
+
+    # -- figures for list, stats and the stats screen
+
+    def deck_counts(self, deck_ids: Sequence[str], today: int, end_of_today_ms: int) -> dict[str, dict]:
+        """Per deck: items present, new, learning, review, due today (unlimited), reviews answered, retention."""
+        out: dict[str, dict] = {}
+        with self.guarded():
+            for deck_id in deck_ids:
+                counts = dict(self.conn.execute(
+                    "SELECT state, count(*) FROM items WHERE deck_id = ? AND present = 1 GROUP BY state",
+                    (deck_id,)).fetchall())
+                due = self.conn.execute(
+                    "SELECT count(*) FROM items WHERE deck_id = ? AND present = 1 AND suspended = 0 "
+                    "AND queue IN (1, 2) AND due_ms < ?", (deck_id, end_of_today_ms)).fetchone()[0]
+                reviews, passed = self.conn.execute(
+                    "SELECT count(*), coalesce(sum(r.rating > 1), 0) FROM review_log r JOIN items i ON i.id = r.item_id "
+                    "WHERE i.deck_id = ? AND r.kind = 'review'", (deck_id,)).fetchone()
+                out[deck_id] = {
+                    "stored": sum(counts.values()),
+                    "new": counts.get(NEW, 0),
+                    "learning": counts.get(LEARNING, 0) + counts.get(RELEARNING, 0),
+                    "review": counts.get(REVIEW, 0),
+                    "due": due,
+                    "reviews": reviews,
+                    "retention": (passed / reviews) if reviews else None,
+                }
+        return out
+
+    def due_per_day(self, deck_ids: Sequence[str], from_ms: int, day_of: Callable[[int], int],
+                    until_ms: int) -> dict[int, int]:
+        """Study day -> items falling due that day, for items due before ``until_ms`` (overdue count as ``from_ms``)."""
+        if not deck_ids:
+            return {}
+        marks = ",".join("?" * len(deck_ids))
+        counts: dict[int, int] = {}
+        with self.guarded():
+            for (due,) in self.conn.execute(
+                    f"SELECT due_ms FROM items WHERE queue IN (1, 2) AND due_ms < ? AND present = 1 "
+                    f"AND suspended = 0 AND deck_id IN ({marks})", (until_ms, *deck_ids)):
+                day = day_of(max(due, from_ms))
+                counts[day] = counts.get(day, 0) + 1
+        return counts
+
+    def answers_between(self, deck_ids: Sequence[str], from_ms: int, until_ms: int) -> list[tuple[int, int, int, str]]:
+        """(time, rating, duration, state before) of the reviews answered in a window."""
+        if not deck_ids:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        with self.guarded():
+            return self.conn.execute(
+                f"SELECT r.time_ms, r.rating, r.duration_ms, r.state_before FROM review_log r "
+                f"JOIN items i ON i.id = r.item_id WHERE r.kind = 'review' AND r.time_ms >= ? AND r.time_ms < ? "
+                f"AND i.deck_id IN ({marks}) ORDER BY r.time_ms", (from_ms, until_ms, *deck_ids)).fetchall()
+
+    def cram_items(self, deck_ids: Sequence[str]) -> list[int]:
+        """Ids of every studyable item of the decks: scheduled ones soonest due first, then new in bank order."""
+        if not deck_ids:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        order = {deck_id: i for i, deck_id in enumerate(deck_ids)}
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT id, deck_id, queue, due_ms, position FROM items WHERE present = 1 AND suspended = 0 "
+                f"AND deck_id IN ({marks})", tuple(deck_ids)).fetchall()
+        rows.sort(key=lambda r: (r[2] == QUEUE_NEW, r[3] or 0, order[r[1]], r[4]))
+        return [r[0] for r in rows]
+
+    def leeches(self, deck_ids: Sequence[str]) -> list[ItemRow]:
+        if not deck_ids:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE leech = 1 AND deck_id IN ({marks}) "
+                "ORDER BY lapses DESC, key", tuple(deck_ids)).fetchall()
+        return [_row_to_item(r) for r in rows]
+
+    def flagged(self, deck_ids: Sequence[str]) -> list[ItemRow]:
+        if not deck_ids:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE flag_note IS NOT NULL AND deck_id IN ({marks}) "
+                "ORDER BY flagged_ms", tuple(deck_ids)).fetchall()
+        return [_row_to_item(r) for r in rows]
+
+    def integrity_check(self) -> list[str]:
+        with self.guarded():
+            return [r[0] for r in self.conn.execute("PRAGMA integrity_check").fetchall()]
+
+
+def open_store(location: Location | Path, *, clock: Clock | None = None, readonly: bool = False) -> Store | None:
+    """Open (creating if needed) the progress database of ``location``.
+
+    Raises StudyappError with a message that says what to do for a foreign, damaged,
+    truncated or newer database, a read-only or missing home folder, or a full disk.
+    With ``readonly=True`` nothing is created or changed, and a missing database gives None.
+    """
+    path = location.database if isinstance(location, Location) else Path(location)
+    clock = clock or SystemClock()
+    if readonly:
+        if not path.exists():
+            return None
+    else:
+        schema.ensure_folder(path.parent)
+    if path.exists():
+        schema.check_file(path)
+        if not readonly and not _writable(path):
+            raise StudyappError(f"cannot write to {path}: the file is read-only. Make it writable "
+                                "(chmod u+w), or choose another place with --home DIR or STUDYAPP_HOME")
+    conn = None
+    try:
+        with guarded(path):
+            conn = schema.connect(path, readonly=readonly)
+            version = schema.prepare(conn, path, clock.now_ms(), readonly=readonly)
+            if version:
+                schema.quick_check(conn, path)
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
+    if readonly and version == 0:
+        conn.close()
+        return None
+    return Store(conn, path, clock, readonly=readonly)
+
+
+def _writable(path: Path) -> bool:
+    import os
+
+    return os.access(path, os.W_OK)
+
+
+def replace_row(row: ItemRow, **changes) -> ItemRow:
+    return replace(row, **changes)
