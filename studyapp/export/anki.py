@@ -1,0 +1,248 @@
+"""Decks to an Anki package (``.apkg``) with genanki.
+
+``plan_export`` turns decks into notes (fields, tags, GUID, modification time) and
+``write_package`` writes them. Two small genanki subclasses write the ledger's times
+instead of the export time; see ``ledger.py`` for why that matters to Anki.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sqlite3
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import genanki
+
+from ..core.models import Card, Deck
+from ..core.problems import StudyappError
+from .fields import document_title, note_fields, note_guid, note_tags, plain
+from .files import replacing
+from .ledger import Ledger, Stamper, local_ledger_path, shipped_ledger_path
+from .notetypes import FIELDS, NOTE_TYPES, PARENT_DECK_ID, PARENT_DECK_NAME, NoteType
+
+Progress = Callable[[int, int], None]
+
+
+class LedgerModel(genanki.Model):
+    """A note type whose modification time is the ledger's, not the export's."""
+
+    def __init__(self, note_type: NoteType, mtime: int):
+        super().__init__(
+            note_type.model_id,
+            note_type.name,
+            fields=[{"name": name} for name in FIELDS],
+            templates=[{"name": t.name, "qfmt": t.front, "afmt": t.back} for t in note_type.templates],
+            css=note_type.css,
+            model_type=genanki.Model.CLOZE if note_type.cloze else genanki.Model.FRONT_BACK,
+            sort_field_index=0,
+        )
+        self.mtime = mtime
+
+    def to_json(self, timestamp: float, deck_id):
+        return super().to_json(self.mtime, deck_id)
+
+
+class LedgerNote(genanki.Note):
+    """A note whose modification time is the time its content last changed."""
+
+    def __init__(self, *args, mtime: int, on_written: Callable[[], None] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.mtime = mtime
+        self.on_written = on_written
+
+    def write_to_db(self, cursor, timestamp: float, deck_id, id_gen):
+        super().write_to_db(cursor, self.mtime, deck_id, id_gen)
+        if self.on_written is not None:
+            self.on_written()
+
+
+@dataclass(frozen=True)
+class PlannedNote:
+    deck: Deck
+    card: Card
+    guid: str
+    fields: list[str]
+    tags: list[str]
+    mtime: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.deck.id}/{self.card.id}"
+
+
+@dataclass
+class ExportPlan:
+    decks: list[Deck]
+    deck_names: dict[str, str]
+    notes: list[PlannedNote] = field(default_factory=list)
+    notetype_times: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def card_count(self) -> int:
+        """Cards Anki will have: one per scheduled item of the app."""
+        return sum(len(note.card.variants()) for note in self.notes)
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    decks: int
+    notes: int
+    cards: int
+    changed_notes: int
+    changed_notetypes: int
+    kind_changes: tuple[tuple[str, str, str], ...]
+    ledger_warning: str | None = None
+
+
+def content_hash(model_id: int, fields: list[str], tags: list[str]) -> str:
+    text = json.dumps([model_id, fields, tags], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def anki_deck_names(decks: list[Deck]) -> dict[str, str]:
+    """One Anki deck per bank under the parent deck, named by title; unique even if titles repeat."""
+    def clean(title: str) -> str:
+        # "::" would nest the deck one level deeper in Anki.
+        return " ".join(title.replace("::", ":").split()) or "untitled"
+
+    counts: dict[str, int] = {}
+    for deck in decks:
+        counts[clean(deck.title).casefold()] = counts.get(clean(deck.title).casefold(), 0) + 1
+    names = {}
+    for deck in decks:
+        title = clean(deck.title)
+        if counts[title.casefold()] > 1:  # Anki matches decks by name, ignoring case: keep them apart
+            title = f"{title} ({deck.id})"
+        names[deck.id] = f"{PARENT_DECK_NAME}::{title}"
+    return names
+
+
+def anki_deck_id(deck_id: str) -> int:
+    digest = hashlib.sha256(f"studyapp-deck:{deck_id}".encode()).digest()
+    return (1 << 30) + int.from_bytes(digest[:8], "big") % (1 << 30)
+
+
+def plan_export(decks: list[Deck], stamper: Stamper) -> ExportPlan:
+    """Every card of ``decks`` as a note, in bank order, with its modification time."""
+    plan = ExportPlan(list(decks), anki_deck_names(list(decks)))
+    for note_type in NOTE_TYPES.values():
+        plan.notetype_times[note_type.card_type] = stamper.notetype_time(
+            note_type.model_id, note_type.content_hash(), label=note_type.name)
+    owners: dict[str, str] = {}
+    for deck in decks:
+        document = document_title(deck)
+        for card in deck.cards:
+            guid = note_guid(deck.id, card.id)
+            label = f"{deck.id}/{card.id}"
+            if guid in owners:
+                raise StudyappError(
+                    f"cards {owners[guid]} and {label} would share one Anki note id; "
+                    "give one of them another card id (or its deck another deck id)",
+                    path=deck.path, line=card.position.line, column=card.position.column, code="export")
+            owners[guid] = label
+            if card.type == "cloze" and not card.cloze_numbers():
+                raise StudyappError(f"cloze card '{card.id}' has no deletion, so Anki would make no card for it; "
+                                    "mark one as {{c1::answer}}", path=deck.path, line=card.position.line,
+                                    column=card.position.column, code="export")
+            fields = note_fields(card, deck, document)
+            tags = note_tags(card, deck)
+            model_id = NOTE_TYPES[card.type].model_id
+            mtime = stamper.note_time(guid, content_hash(model_id, fields, tags), label=label, kind=card.type)
+            plan.notes.append(PlannedNote(deck, card, guid, fields, tags, mtime))
+    return plan
+
+
+def write_package(plan: ExportPlan, output: Path, *, now: float, progress: Progress | None = None) -> None:
+    """Write the planned notes to ``output`` atomically: the old file stays until the new one is whole."""
+    models = {
+        card_type: LedgerModel(note_type, plan.notetype_times[card_type])
+        for card_type, note_type in NOTE_TYPES.items()
+    }
+    total = len(plan.notes)
+    written = itertools.count(1)
+    report = (lambda: progress(next(written), total)) if progress else None
+
+    parent = genanki.Deck(PARENT_DECK_ID, PARENT_DECK_NAME, description="Question banks exported by studyapp.")
+    anki_decks = {deck.id: genanki.Deck(anki_deck_id(deck.id), plan.deck_names[deck.id],
+                                        description=_description(deck)) for deck in plan.decks}
+    for position, note in enumerate(plan.notes):
+        anki_decks[note.deck.id].add_note(LedgerNote(
+            model=models[note.card.type], fields=note.fields, tags=note.tags, guid=note.guid,
+            # New cards come up in the order of the bank, siblings together.
+            due=position, mtime=note.mtime, on_written=report,
+        ))
+    package = genanki.Package([parent, *anki_decks.values()])
+    _write_atomically(package, Path(output), now)
+
+
+def _description(deck: Deck) -> str:
+    return plain(deck.description)
+
+
+def _write_atomically(package: genanki.Package, output: Path, now: float) -> None:
+    if output.is_dir():
+        raise StudyappError(f"cannot write {output}: it is a folder; give a file name such as {output / 'decks.apkg'}",
+                            code="usage")
+    try:
+        with replacing(output) as temporary, tempfile.TemporaryDirectory(prefix="studyapp-export-") as scratch:
+            # genanki's own write_to_file leaves its SQLite file behind in /tmp; this does not.
+            database = Path(scratch) / "collection.anki2"
+            connection = sqlite3.connect(database)
+            try:
+                package.write_to_db(connection.cursor(), now, itertools.count(int(now * 1000)))
+                connection.commit()
+            finally:
+                connection.close()
+            with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.write(database, "collection.anki2")
+                archive.writestr("media", "{}")
+    except OSError as error:
+        raise StudyappError(f"cannot write {output}: {error.strerror or error}") from None
+
+
+def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Callable[[], float] = time.time,
+                progress: Progress | None = None) -> ExportResult:
+    """Export ``decks`` to ``output``; remember changed notes in ``home``'s ledger (none: remember nothing).
+
+    The shipped ledgers are read from each deck's folder.
+    """
+    if not decks:
+        raise StudyappError("there are no decks to export; add a deck folder with --decks DIR")
+    now = clock()
+    folders = list(dict.fromkeys(Path(deck.path).resolve().parent for deck in decks))
+    shipped = [Ledger.load(shipped_ledger_path(folder)) for folder in folders]
+    local_path = local_ledger_path(home) if home is not None else None
+    ledger_warning = None
+    local = Ledger()
+    if local_path is not None:
+        try:
+            local = Ledger.load(local_path)
+        except StudyappError as error:
+            # Losing the local ledger is harmless: changes are stamped again, later.
+            ledger_warning = f"{error.format()}; starting a new one"
+    stamper = Stamper(shipped, local, int(now))
+    plan = plan_export(decks, stamper)
+    changed = bool(stamper.changed_notes or stamper.changed_notetypes)
+    if local_path is not None and changed:
+        # Remember the times before the package appears: any package a learner can import
+        # has its times recorded, so the next change is stamped later still.
+        try:
+            local_path.parent.mkdir(parents=True, exist_ok=True)
+            local.save(local_path)
+        except OSError as error:
+            ledger_warning = (f"cannot remember export times in {local_path} ({error.strerror or error}); "
+                              "a later export may not update the notes changed now")
+    write_package(plan, output, now=now, progress=progress)
+    return ExportResult(
+        path=Path(output), decks=len(decks), notes=len(plan.notes), cards=plan.card_count,
+        changed_notes=len(stamper.changed_notes), changed_notetypes=len(stamper.changed_notetypes),
+        kind_changes=tuple(stamper.kind_changes), ledger_warning=ledger_warning,
+    )

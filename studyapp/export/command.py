@@ -1,0 +1,76 @@
+"""``studyapp export anki [DECK...] -o FILE.apkg``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..core.problems import StudyappError
+
+# Below this many notes an export takes a blink; above it, say how far it got.
+PROGRESS_THRESHOLD = 2000
+
+
+class StderrProgress:
+    """Progress on stderr: one line redrawn on a terminal, a line per tenth otherwise."""
+
+    def __init__(self, stream: TextIO, threshold: int = PROGRESS_THRESHOLD):
+        self.stream = stream
+        self.threshold = threshold
+        self.interactive = stream.isatty()
+        self.last_tenth = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.threshold:
+            return
+        tenth = done * 10 // total
+        if tenth == self.last_tenth:
+            return
+        self.last_tenth = tenth
+        message = f"studyapp: writing notes {done}/{total} ({tenth * 10}%)"
+        if self.interactive:
+            end = "\n" if done == total else ""
+            self.stream.write(f"\r{message}{end}")
+        else:
+            self.stream.write(message + "\n")
+        self.stream.flush()
+
+
+def run_export(args) -> int:
+    from ..cli import load_catalog, location, select_decks
+    from .anki import export_anki
+
+    if args.format != "anki":
+        raise StudyappError(f"unknown export format {args.format!r}; the one format is 'anki'", code="usage")
+    catalog = load_catalog(args)
+    decks = select_decks(catalog, args.deck_ids)
+    _refuse_failing_decks(catalog, decks, named=bool(args.deck_ids))
+    result = export_anki(decks, Path(args.output), home=location(args).home, progress=StderrProgress(sys.stderr))
+    for label, old, new in result.kind_changes:
+        print(f"studyapp: warning: card {label} changed from {old} to {new}; Anki will not change the type of a "
+              "note already in a collection (it reports a conflict and keeps the old note). "
+              "Give the card a new id to replace it.", file=sys.stderr)
+    if result.ledger_warning:
+        print(f"studyapp: warning: {result.ledger_warning}", file=sys.stderr)
+    changed = f"{result.changed_notes} new or changed since the last export" if result.changed_notes else "none changed"
+    print(f"Wrote {result.path}: {result.decks} decks, {result.notes} notes ({changed}), {result.cards} cards")
+    return 0
+
+
+def _refuse_failing_decks(catalog, decks, *, named: bool) -> None:
+    """A package missing a deck or some cards would look complete; refuse rather than mislead."""
+    if not named and catalog.broken_files:
+        paths = ", ".join(str(r.path) for r in catalog.broken_files)
+        raise StudyappError(f"{len(catalog.broken_files)} deck file(s) could not be loaded ({paths}); "
+                            "fix them (see 'studyapp check') or name the decks to export")
+    chosen = {Path(deck.path) for deck in decks}
+    failing = [r for r in catalog.results if r.deck is not None and Path(r.path) in chosen and not r.ok]
+    if failing:
+        for result in failing:
+            for problem in result.problems:
+                if problem.is_error:
+                    print(problem.format(), file=sys.stderr)
+        names = ", ".join(repr(r.deck.id) for r in failing)
+        raise StudyappError(f"deck {names} has errors and its faulty cards would be left out of the package; "
+                            "fix them first (see 'studyapp check')")

@@ -1,0 +1,138 @@
+"""Cards to Anki field values: all card text is plain text, never markup.
+
+Anki fields hold HTML, and Anki also reads its own syntax out of that HTML: sound and
+TTS tags (``[sound:x]``, ``[anki:tts]``), LaTeX (``[latex]``, ``[$]``), cloze deletions
+(``{{c1::x}}``) and MathJax (``\\(x\\)``). A deck author writing any of these means the
+characters, so each is neutralised here; the only markup in a field is the structure
+this module wraps around escaped text (option lists, line breaks).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import yaml
+from genanki.util import guid_for
+
+from ..core.models import CLOZE_RE, Card, Deck
+from .notetypes import FIELDS
+
+# Entities Anki shows as the character but does not parse as its own syntax.
+_BRACKET = "&#91;"
+# A word joiner: invisible, but breaks MathJax's \( \) \[ \] delimiters, which MathJax
+# finds in the page's text after entities are decoded.
+_WORD_JOINER = "\u2060"
+_MATHJAX_RE = re.compile(r"\\([()\[\]])")
+LETTERS = "ABCDEFGHIJ"
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def plain(text: str) -> str:
+    """HTML that shows ``text`` exactly as written, and nothing else."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _MATHJAX_RE.sub(lambda m: "\\" + _WORD_JOINER + m.group(1), text)
+    out = html.escape(text, quote=True)
+    out = out.replace("[", _BRACKET)
+    out = out.replace("{", "&#123;").replace("}", "&#125;")
+    return out.replace("\n", "<br>")
+
+
+def cloze_part(text: str) -> str:
+    """A cloze answer or hint: plain text in which ``::`` and ``}}`` cannot end it early."""
+    return plain(text).replace(":", "&#58;")
+
+
+def cloze_field(text: str) -> str:
+    """The cloze text with its deletions kept as Anki syntax and everything else escaped.
+
+    Deletions are found with the same pattern the deck loader and the study app use, so
+    Anki makes exactly one card per cloze number the app schedules.
+    """
+    out: list[str] = []
+    position = 0
+    for match in CLOZE_RE.finditer(text):
+        out.append(plain(text[position:match.start()]))
+        deletion = f"{{{{c{int(match.group(1))}::{cloze_part(match.group(2))}"
+        if match.group(3) is not None:
+            deletion += f"::{cloze_part(match.group(3))}"
+        out.append(deletion + "}}")
+        position = match.end()
+    out.append(plain(text[position:]))
+    return "".join(out)
+
+
+def note_guid(deck_id: str, card_id: str) -> str:
+    """Anki's note identity: from the ids only, so that rewording a card updates its note."""
+    return guid_for("studyapp", deck_id, card_id)
+
+
+def note_fields(card: Card, deck: Deck, document: str) -> list[str]:
+    """The note's field values, in the order of ``notetypes.FIELDS``."""
+    question, answer = _question_answer(card)
+    values = {
+        "Question": question,
+        "Answer": answer,
+        "Explanation": plain(card.explanation),
+        "Source": "<br>".join(plain(quote) for quote in card.source),
+        "Document": plain(document),
+        "Id": plain(f"{deck.id}/{card.id}"),
+        "Spare": "",
+    }
+    return [values[name] for name in FIELDS]
+
+
+def _question_answer(card: Card) -> tuple[str, str]:
+    if card.type == "cloze":
+        # The deletions are the answer; the field stays empty rather than repeat them.
+        return cloze_field(card.text), ""
+    if card.type == "truefalse":
+        return plain(card.statement), plain("True" if card.answer else "False")
+    if card.type == "choice":
+        return _choice(card)
+    return plain(card.front), plain(card.back)
+
+
+def _choice(card: Card) -> tuple[str, str]:
+    options = "".join(f"<li>{plain(choice)}</li>" for choice in card.choices)
+    question = f'{plain(card.front)}<ol class="choices" type="A">{options}</ol>'
+    letter = {choice: LETTERS[i] for i, choice in enumerate(card.choices)}
+    correct = str(card.answer)
+    answer = f'<div class="correct">{letter.get(correct, "")}. {plain(correct)}</div>'
+    feedback = [
+        f'<li><span class="option">{letter[choice]}. {plain(choice)}</span>: {plain(card.feedback[choice])}</li>'
+        for choice in card.choices if choice in card.feedback and choice != correct
+    ]
+    if feedback:
+        answer += f'<ul class="feedback">{"".join(feedback)}</ul>'
+    return question, answer
+
+
+def note_tags(card: Card, deck: Deck) -> list[str]:
+    """The deck's tags, the card's, then where it comes from and its type (Anki ignores case)."""
+    tags = [*deck.tags, *card.tags, f"studyapp::deck::{deck.id}", f"studyapp::type::{card.type}"]
+    seen: set[str] = set()
+    unique = []
+    for tag in tags:
+        if tag.casefold() not in seen:
+            seen.add(tag.casefold())
+            unique.append(tag)
+    return unique
+
+
+def document_title(deck: Deck) -> str:
+    """The source document's title from the seed's front matter, else the deck's title."""
+    try:
+        text = Path(deck.seed_path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return deck.title
+    end = text.find("\n---\n", 4)
+    if not text.startswith("---\n") or end < 0:
+        return deck.title
+    try:
+        front = yaml.load(text[4:end], Loader=_SafeLoader)
+    except yaml.YAMLError:
+        return deck.title
+    title = front.get("title") if isinstance(front, dict) else None
+    return str(title).strip() if isinstance(title, (str, int, float)) and str(title).strip() else deck.title
