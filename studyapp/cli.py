@@ -129,13 +129,10 @@ def cmd_check(args) -> int:
         if not path.exists():
             print(f"{path}: error: no such file or folder", file=sys.stderr)
             return EXIT_USAGE
+    from .core.curriculum import check_curricula
+
     catalog = load_paths(paths)
-    try:
-        from .core.curriculum import check_curricula
-    except ImportError:  # the onboarding module is optional
-        pass
-    else:
-        catalog.problems.extend(check_curricula(paths, catalog))
+    catalog.problems.extend(check_curricula(paths, catalog))
     problems = sorted(catalog.problems, key=lambda p: (p.path, p.line, p.column))
     ok = not any(p.is_error for p in problems)
     cards = sum(len(deck.cards) for deck in catalog.decks)

@@ -1,0 +1,241 @@
+"""Onboarding curricula: ordered tracks of decks, each with a mastery target.
+
+A deck folder may hold one ``curriculum.yaml``::
+
+    schema: 1
+    title: ML infrastructure onboarding
+    tracks:
+      - id: compiler
+        title: Compiler and distributed training
+        decks: [pytorch-mega-cache, pytorch-ddp-gradient-sync]
+        target: 90%            # share of the track's items mastered (or 0.9)
+        days: 14               # optional: expected within 14 days of the learner's start
+      - id: inference
+        decks: [llm-inference-optimization]
+        target: 80%
+        after: [compiler]      # optional: tracks to finish first (no cycles)
+    exam:                      # optional: defaults for `studyapp quiz --exam`
+      questions: 20
+      pass: 80%
+      seed: 2026
+
+It is validated like a deck: every problem with its line, in one pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .models import Position
+from .problems import ERROR, DeckLoadError, Problem
+from .yamlsafe import LocatedDict, LocatedList, parse, read_text
+
+CURRICULUM_NAMES = ("curriculum.yaml", "curriculum.yml")
+TOP_KEYS = {"schema", "title", "description", "tracks", "exam"}
+TRACK_KEYS = {"id", "title", "decks", "target", "days", "after"}
+EXAM_KEYS = {"questions", "pass", "seed", "mode"}
+
+
+@dataclass(frozen=True)
+class Track:
+    id: str
+    title: str
+    deck_ids: tuple[str, ...]
+    target: float  # share of items mastered, in (0, 1]
+    days: int | None = None
+    after: tuple[str, ...] = ()
+    position: Position = Position(1, 1)
+
+
+@dataclass(frozen=True)
+class ExamSettings:
+    questions: int = 20
+    pass_mark: float = 0.8
+    seed: int = 1
+    mode: str = "mixed"
+
+
+@dataclass
+class Curriculum:
+    path: Path
+    title: str
+    tracks: list[Track] = field(default_factory=list)
+    exam: ExamSettings = field(default_factory=ExamSettings)
+
+
+def find_curricula(folders: list[Path]) -> list[Path]:
+    found = []
+    for folder in folders:
+        if folder.is_file() and folder.name in CURRICULUM_NAMES:
+            found.append(folder)
+        elif folder.is_dir():
+            found += [folder / name for name in CURRICULUM_NAMES if (folder / name).is_file()]
+    return found
+
+
+def parse_share(value) -> float | None:
+    """0.9, 90% or "90%" as a share in (0, 1]; None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            value = float(value.strip()[:-1]) / 100
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and 0 < value <= 1:
+        return float(value)
+    return None
+
+
+def load_curriculum(path: Path, known_decks: set[str]) -> tuple[Curriculum | None, list[Problem]]:
+    problems: list[Problem] = []
+    where = str(path)
+
+    def report(position: Position, code: str, message: str) -> None:
+        problems.append(Problem(where, position.line, position.column, ERROR, code, message))
+
+    try:
+        data = parse(read_text(path), path, problems)
+    except DeckLoadError as error:
+        return None, [Problem(where, error.line, error.column, ERROR, error.code, error.message)]
+    if not isinstance(data, LocatedDict):
+        report(getattr(data, "position", Position(1, 1)), "not-a-mapping", "a curriculum must be a mapping with 'tracks:'")
+        return None, problems
+    for key in data:
+        if key not in TOP_KEYS:
+            report(data.key_positions[key], "unknown-key", f"unknown key '{key}' in curriculum; allowed: {', '.join(sorted(TOP_KEYS))}")
+    if data.get("schema") != 1:
+        report(data.value_positions.get("schema", data.position), "schema-version", "a curriculum needs 'schema: 1'")
+    title = str(data.get("title") or path.parent.name)
+    curriculum = Curriculum(path, title)
+    tracks_value = data.get("tracks")
+    if not isinstance(tracks_value, LocatedList) or not tracks_value:
+        report(data.value_positions.get("tracks", data.position), "missing-field", "'tracks' must be a non-empty list of tracks")
+        tracks_value = LocatedList()
+        tracks_value.item_positions = []
+    seen: dict[str, Position] = {}
+    for raw, position in zip(tracks_value, tracks_value.item_positions):
+        track = _track(raw, position, known_decks, seen, report)
+        if track:
+            curriculum.tracks.append(track)
+    ids = {t.id for t in curriculum.tracks}
+    for track in curriculum.tracks:
+        for other in track.after:
+            if other not in ids:
+                report(track.position, "unknown-track", f"track '{track.id}' comes after unknown track '{other}'")
+    for cycle_track in _cycle(curriculum.tracks):
+        report(cycle_track.position, "track-cycle",
+               f"track '{cycle_track.id}' is part of a cycle of 'after' dependencies; a track cannot (indirectly) come after itself")
+        break
+    if "exam" in data:
+        curriculum.exam = _exam(data["exam"], data.value_positions["exam"], report)
+    if any(p.is_error for p in problems):
+        return None, problems
+    return curriculum, problems
+
+
+def _track(raw, position: Position, known_decks: set[str], seen: dict[str, Position], report) -> Track | None:
+    if not isinstance(raw, LocatedDict):
+        report(position, "wrong-type", "a track must be a mapping with id, decks and target")
+        return None
+    for key in raw:
+        if key not in TRACK_KEYS:
+            report(raw.key_positions[key], "unknown-key", f"unknown key '{key}' in track; allowed: {', '.join(sorted(TRACK_KEYS))}")
+    track_id = raw.get("id")
+    if not isinstance(track_id, str) or not track_id:
+        report(position, "missing-field", "a track needs an 'id'")
+        return None
+    if track_id in seen:
+        report(raw.value_positions["id"], "duplicate-track-id", f"track id '{track_id}' is already used at line {seen[track_id].line}")
+    seen.setdefault(track_id, raw.value_positions["id"])
+    decks = raw.get("decks")
+    deck_ids: list[str] = []
+    if not isinstance(decks, LocatedList) or not decks:
+        report(raw.value_positions.get("decks", position), "missing-field", f"track '{track_id}' needs 'decks': a list of deck ids")
+    else:
+        for deck_id, deck_position in zip(decks, decks.item_positions):
+            if deck_id not in known_decks:
+                report(deck_position, "unknown-deck", f"track '{track_id}' names unknown deck {deck_id!r}; known decks: {', '.join(sorted(known_decks))}")
+            else:
+                deck_ids.append(deck_id)
+    target = parse_share(raw.get("target")) if "target" in raw else None
+    if target is None:
+        report(raw.value_positions.get("target", position), "bad-target",
+               f"track '{track_id}' needs a 'target' between 0% and 100%, such as 90% (share of items mastered)")
+    days = raw.get("days")
+    if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
+        report(raw.value_positions["days"], "wrong-type", f"'days' must be a whole number of days from 1 up, not {days!r}")
+    after = raw.get("after", [])
+    if isinstance(after, str):
+        after = [after]
+    if not isinstance(after, list) or not all(isinstance(a, str) for a in after):
+        report(raw.value_positions.get("after", position), "wrong-type", "'after' must be a list of track ids")
+        after = []
+    # A track with problems is still returned so that later checks (unknown 'after', cycles) see it;
+    # the problems already reported make the whole curriculum invalid.
+    return Track(track_id, str(raw.get("title") or track_id), tuple(deck_ids), target or 1.0,
+                 days if isinstance(days, int) else None, tuple(after), raw.value_positions["id"])
+
+
+def _exam(raw, position: Position, report) -> ExamSettings:
+    if not isinstance(raw, LocatedDict):
+        report(position, "wrong-type", "'exam' must be a mapping (questions, pass, seed, mode)")
+        return ExamSettings()
+    for key in raw:
+        if key not in EXAM_KEYS:
+            report(raw.key_positions[key], "unknown-key", f"unknown key '{key}' in exam; allowed: {', '.join(sorted(EXAM_KEYS))}")
+    settings = ExamSettings()
+    questions = raw.get("questions", settings.questions)
+    if isinstance(questions, bool) or not isinstance(questions, int) or questions < 1:
+        report(raw.value_positions.get("questions", position), "wrong-type", "exam 'questions' must be a whole number from 1 up")
+        questions = settings.questions
+    pass_mark = parse_share(raw.get("pass", settings.pass_mark))
+    if pass_mark is None:
+        report(raw.value_positions.get("pass", position), "bad-target", "exam 'pass' must be between 0% and 100%, such as 80%")
+        pass_mark = settings.pass_mark
+    seed = raw.get("seed", settings.seed)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        report(raw.value_positions.get("seed", position), "wrong-type", "exam 'seed' must be a whole number")
+        seed = settings.seed
+    mode = raw.get("mode", settings.mode)
+    if mode not in ("choice", "truefalse", "typed", "mixed"):
+        report(raw.value_positions.get("mode", position), "wrong-type", "exam 'mode' must be choice, truefalse, typed or mixed")
+        mode = settings.mode
+    return ExamSettings(questions, pass_mark, seed, mode)
+
+
+def _cycle(tracks: list[Track]) -> list[Track]:
+    """Tracks that sit on a cycle of 'after' dependencies (empty when there is none)."""
+    by_id = {t.id: t for t in tracks}
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(track_id: str, stack: list[str]) -> list[str]:
+        state[track_id] = 1
+        for other in by_id[track_id].after:
+            if other not in by_id:
+                continue
+            if state.get(other) == 1:
+                return stack[stack.index(other):] + [track_id] if other in stack else [track_id]
+            if other not in state:
+                found = visit(other, stack + [track_id])
+                if found:
+                    return found
+        state[track_id] = 2
+        return []
+
+    for track in tracks:
+        if track.id not in state:
+            found = visit(track.id, [])
+            if found:
+                return [by_id[i] for i in found]
+    return []
+
+
+def check_curricula(paths: list[Path], catalog) -> list[Problem]:
+    """For `studyapp check`: every curriculum.yaml in the checked folders, against every known deck."""
+    known = {deck.id for deck in catalog.decks}
+    problems: list[Problem] = []
+    for path in find_curricula(paths):
+        problems += load_curriculum(path, known)[1]
+    return problems
