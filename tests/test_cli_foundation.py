@@ -162,7 +162,8 @@ def test_wheel_ships_decks_and_seeds_and_finds_them_from_anywhere(tmp_path, cli_
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         archive.extractall(site)
-    assert sum(n.startswith("studyapp/_data/decks/") and n.endswith(".yaml") for n in names) == 8
+    deck_files = [n for n in names if n.startswith("studyapp/_data/decks/") and n.endswith(".yaml")]
+    assert len(deck_files) == 9 and "studyapp/_data/decks/curriculum.yaml" in deck_files  # 8 decks + the curriculum
     assert sum(n.startswith("studyapp/_data/seeds/") and n.endswith(".md") for n in names) == 8
     env = dict(cli_env, PYTHONPATH=str(site))
     elsewhere = tmp_path / "elsewhere"
