@@ -97,7 +97,7 @@ def location(args):
 def load_catalog(args, *, warn: bool = True):
     from .core.catalog import discover
 
-    catalog = discover(args.decks)
+    catalog = discover(args.decks, cache_file=location(args).home / "cache" / "decks.pickle")
     if warn:
         for result in catalog.broken_files:
             errors = [p for p in result.problems if p.is_error]

@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .loader import LoadResult, SeedCache, load_deck
-from .models import Deck
+from .deckcache import DeckCache
+from .models import Deck, LoadResult
 from .problems import ERROR, Problem
 
 DECK_SUFFIXES = (".yaml", ".yml")
@@ -72,36 +72,47 @@ class Catalog:
         return [r for r in self.results if r.deck is None]
 
 
-def load_paths(paths: list[Path]) -> Catalog:
+def load_paths(paths: list[Path], cache: DeckCache | None = None) -> Catalog:
     """Load every deck under ``paths`` (files or folders), checking ids across all of them."""
     catalog = Catalog()
-    seeds = SeedCache()
+    seeds = None
     first_by_id: dict[str, Deck] = {}
     for root in paths:
         if not root.exists():
             catalog.problems.append(Problem(str(root), 0, 0, ERROR, "missing-path", "no such file or folder"))
             continue
         for file in deck_files(root):
-            result = load_deck(file, seeds)
-            catalog.results.append(result)
+            result = cache.get(file) if cache else None
+            if result is None:
+                # Imported here so that a start-up served from the cache never imports YAML.
+                from .loader import SeedCache, load_deck
+
+                seeds = seeds or SeedCache()
+                result = load_deck(file, seeds)
+                if cache:
+                    cache.put(file, result)
             catalog.problems.extend(result.problems)
             deck = result.deck
-            if deck is None:
-                continue
-            if deck.id in first_by_id:
+            if deck is not None and deck.id in first_by_id:
                 other = first_by_id[deck.id]
-                catalog.problems.append(Problem(
+                problem = Problem(
                     str(file), deck.position.line, deck.position.column, ERROR, "duplicate-deck-id",
                     f"deck id '{deck.id}' is already used by {other.path}; deck ids must be unique across all folders",
-                ))
-                result.deck = None
-                continue
-            first_by_id[deck.id] = deck
-            catalog.decks.append(deck)
+                )
+                catalog.problems.append(problem)
+                result = LoadResult(result.path, None, [*result.problems, problem])
+            elif deck is not None:
+                first_by_id[deck.id] = deck
+                catalog.decks.append(deck)
+            catalog.results.append(result)
+    if cache:
+        cache.save()
     return catalog
 
 
-def discover(extra_dirs: list[str] | None = None, environ: dict | None = None) -> Catalog:
+def discover(extra_dirs: list[str] | None = None, environ: dict | None = None, cache_file: Path | None = None) -> Catalog:
+    """Every deck the learner can study. With ``cache_file``, unchanged files are not parsed again."""
     dirs = deck_dirs(extra_dirs, environ)
+    cache = DeckCache(cache_file) if cache_file else None
     # The bundled folder may legitimately be absent (a stripped install); others were asked for.
-    return load_paths([d for i, d in enumerate(dirs) if i > 0 or d.exists()])
+    return load_paths([d for i, d in enumerate(dirs) if i > 0 or d.exists()], cache)

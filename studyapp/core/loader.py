@@ -7,13 +7,11 @@ out and keeps the rest of the deck; only a file that cannot be read as a deck at
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from .models import CARD_TYPES, CLOZE_RE, Card, Deck, Position
+from .models import CARD_TYPES, CLOZE_RE, Card, Deck, LoadResult, Position
 from .problems import ERROR, WARNING, DeckLoadError, Problem
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
@@ -39,17 +37,6 @@ CARD_REQUIRED = {
     "truefalse": ("statement", "answer"),
 }
 ALL_CARD_KEYS = set().union(*CARD_KEYS.values())
-
-
-@dataclass
-class LoadResult:
-    path: Path
-    deck: Deck | None
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not any(p.is_error for p in self.problems)
 
 
 class SeedCache:
@@ -147,7 +134,7 @@ class _DeckBuilder:
             if everything and key in everything:
                 self.report(position, "field-not-for-type", f"'{key}' does not belong on {what}; remove it")
                 continue
-            hint = difflib.get_close_matches(str(key), sorted(everything or allowed), n=1)
+            hint = _close_matches(str(key), sorted(everything or allowed))
             suggestion = f"; did you mean '{hint[0]}'?" if hint else f"; allowed: {', '.join(sorted(allowed))}"
             self.report(position, "unknown-key", f"unknown key '{key}' in {what}{suggestion}")
 
@@ -263,7 +250,7 @@ class _DeckBuilder:
             self.report(position, "missing-field", f"the card has no 'type'; use one of {', '.join(CARD_TYPES)}")
             return None
         if card_type not in CARD_TYPES:
-            hint = difflib.get_close_matches(str(card_type), CARD_TYPES, n=1)
+            hint = _close_matches(str(card_type), CARD_TYPES)
             suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
             self.report(raw.value_positions["type"], "unknown-type",
                         f"unknown card type {card_type!r}{suggestion} (one of {', '.join(CARD_TYPES)})")
@@ -439,9 +426,17 @@ def _is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+def _close_matches(word: str, candidates) -> list[str]:
+    import difflib  # only on the error path: it costs start-up time
+
+    return difflib.get_close_matches(word, candidates, n=1)
+
+
 def _closest_passage(quote: str, seed: str) -> str:
     if not seed:
         return ""
+    import difflib
+
     matcher = difflib.SequenceMatcher(None, seed, quote, autojunk=False)
     match = matcher.find_longest_match(0, len(seed), 0, len(quote))
     start = max(0, match.a - match.b)

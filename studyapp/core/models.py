@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .problems import Problem
+
 CARD_TYPES = ("basic", "reverse", "cloze", "choice", "truefalse")
 
 # Variants: one item per basic/choice/truefalse card, two per reverse card,
@@ -126,3 +128,16 @@ class Item:
 
 def item_key(deck_id: str, card_id: str, variant: str) -> str:
     return f"{deck_id}/{card_id}/{variant}"
+
+
+@dataclass
+class LoadResult:
+    """A deck file's outcome: the deck (None when the file is not usable as one) and every problem found."""
+
+    path: Path
+    deck: Deck | None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.is_error for p in self.problems)

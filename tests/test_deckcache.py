@@ -1,0 +1,82 @@
+"""The deck cache only ever changes speed: edits to a deck or its seed are always seen."""
+
+import os
+import pickle
+
+from studyapp.core.catalog import discover, load_paths
+from studyapp.core.deckcache import DeckCache
+
+DECK = "schema: 1\nid: d\ntitle: D\nseed: ../seed.md\ncards:\n  - {id: a, type: basic, front: What is first?, back: alpha, source: alpha}\n"
+
+
+def setup_folder(tmp_path):
+    (tmp_path / "seed.md").write_text("alpha beta", encoding="utf-8")
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "d.yaml").write_text(DECK, encoding="utf-8")
+    return tmp_path / "decks", tmp_path / "cache.pickle"
+
+
+def bump_mtime(path):
+    st = os.stat(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+def test_second_load_comes_from_the_cache(tmp_path, monkeypatch):
+    folder, cache_file = setup_folder(tmp_path)
+    first = load_paths([folder], DeckCache(cache_file))
+    assert cache_file.exists()
+    import studyapp.core.loader as loader
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("parsed although nothing changed")
+
+    monkeypatch.setattr(loader, "load_deck", no_parsing)
+    second = load_paths([folder], DeckCache(cache_file))
+    assert second.decks == first.decks
+
+
+def test_an_edited_deck_is_loaded_again(tmp_path):
+    folder, cache_file = setup_folder(tmp_path)
+    load_paths([folder], DeckCache(cache_file))
+    (folder / "d.yaml").write_text(DECK.replace("What is first?", "Which word comes first?"), encoding="utf-8")
+    bump_mtime(folder / "d.yaml")
+    deck = load_paths([folder], DeckCache(cache_file)).decks[0]
+    assert deck.cards[0].front == "Which word comes first?"
+
+
+def test_an_edited_seed_is_checked_again(tmp_path):
+    folder, cache_file = setup_folder(tmp_path)
+    assert load_paths([folder], DeckCache(cache_file)).problems == []
+    (tmp_path / "seed.md").write_text("beta gamma", encoding="utf-8")
+    bump_mtime(tmp_path / "seed.md")
+    problems = load_paths([folder], DeckCache(cache_file)).problems
+    assert [p.code for p in problems] == ["source-not-in-seed"]
+
+
+def test_problems_are_cached_too(tmp_path):
+    folder, cache_file = setup_folder(tmp_path)
+    (folder / "d.yaml").write_text(DECK.replace("back:", "bakc:"), encoding="utf-8")
+    first = load_paths([folder], DeckCache(cache_file)).problems
+    second = load_paths([folder], DeckCache(cache_file)).problems
+    assert first == second and {p.code for p in second} == {"unknown-key", "missing-field"}
+
+
+def test_a_corrupt_cache_is_ignored_and_rebuilt(tmp_path):
+    folder, cache_file = setup_folder(tmp_path)
+    cache_file.write_bytes(b"not a pickle at all")
+    assert [d.id for d in load_paths([folder], DeckCache(cache_file)).decks] == ["d"]
+    assert pickle.loads(cache_file.read_bytes())["format"] == 1
+
+
+def test_an_unwritable_cache_location_changes_nothing(tmp_path):
+    folder, _ = setup_folder(tmp_path)
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    catalog = load_paths([folder], DeckCache(blocker / "cache.pickle"))
+    assert [d.id for d in catalog.decks] == ["d"]
+
+
+def test_discover_uses_the_cache_file(tmp_path):
+    folder, cache_file = setup_folder(tmp_path)
+    catalog = discover([str(folder)], environ={}, cache_file=cache_file)
+    assert "d" in [d.id for d in catalog.decks] and cache_file.exists()
