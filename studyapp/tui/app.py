@@ -1,0 +1,112 @@
+"""The Textual app: a thin shell that holds the services and shows the first screen.
+
+Screens own their state and talk to the domain through ``StudyApp.services``; they tell
+the app about navigation with messages (or by pushing screens), and the app calls down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from . import keymap
+from .config import UIConfig
+from .services import Services
+
+
+@dataclass(frozen=True)
+class Start:
+    """Which screen the app opens on, with what it needs."""
+
+    screen: str = "home"  # home | study | quiz
+    deck_ids: tuple[str, ...] = ()
+    cram: bool = False
+    quiz_n: int = 10
+    quiz_mode: str = "mixed"
+    quiz_seed: int | None = None
+    options: dict = field(default_factory=dict)
+
+
+class StudyApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "studyapp"
+    BINDINGS = keymap.bindings("app")
+    # The command palette finds decks and actions (see commands.py).
+    COMMANDS = App.COMMANDS
+
+    def __init__(self, services: Services, config: UIConfig, start: Start = Start()) -> None:
+        super().__init__()
+        self.services = services
+        self.config = config
+        self.start = start
+        # Set before exiting on a problem the learner must fix; launch.py prints it after the UI is gone.
+        self.error_message: str | None = None
+
+    def on_mount(self) -> None:
+        self.set_keymap(self.config.keys)
+        if self.config.theme in self.available_themes:
+            self.theme = self.config.theme
+        else:
+            self.config.warnings.append(
+                f"{self.config.path}: warning: unknown theme {self.config.theme!r}; "
+                f"themes: {', '.join(sorted(self.available_themes))}")
+        self.push_screen(self._first_screen())
+        for warning in self.config.warnings:
+            self.notify(warning, severity="warning", markup=False, timeout=8)
+
+    def _first_screen(self) -> Screen:
+        start = self.start
+        if start.screen == "study":
+            from .screens.review import ReviewScreen
+
+            return ReviewScreen(start.deck_ids, cram=start.cram, standalone=True)
+        if start.screen == "quiz":
+            from .screens.quiz import QuizScreen
+
+            return QuizScreen(start.deck_ids, n=start.quiz_n, mode=start.quiz_mode, seed=start.quiz_seed,
+                              standalone=True)
+        from .screens.home import HomeScreen
+
+        return HomeScreen()
+
+    def action_help(self) -> None:
+        from .modals.help import HelpModal
+
+        if not isinstance(self.screen, HelpModal):
+            self.push_screen(HelpModal(self.screen))
+
+    def go_home(self) -> None:
+        """Back to the deck list: pop to it, or open it when the app started elsewhere."""
+        from .screens.home import HomeScreen
+
+        for index, screen in enumerate(self.screen_stack):
+            if isinstance(screen, HomeScreen):
+                # Popping resumes the home screen, which reloads its counts.
+                while len(self.screen_stack) > index + 1:
+                    self.pop_screen()
+                return
+        self.switch_screen(HomeScreen())
+
+    def fail(self, message: str, *, code: int = 1) -> None:
+        """A problem the learner must fix outside the app (a locked database, an unknown deck id).
+
+        The message is shown in the app until a key is pressed, then printed again on exit,
+        so it stays in the terminal after the screen is gone.
+        """
+        from .modals.problem import ProblemModal
+
+        self.error_message = message
+
+        def leave(_: object) -> None:
+            self.exit(return_code=code)
+
+        self.push_screen(ProblemModal(message), leave)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        from .commands import app_commands
+
+        yield from app_commands(self, screen)

@@ -1,0 +1,53 @@
+"""``?``: every key of the screen underneath, as currently mapped (config remaps included)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Static
+
+from .. import keymap
+from ..screens.base import AppModal
+
+
+def screen_keys(screen: Screen) -> list[tuple[str, str, str]]:
+    """(binding id, keys, description) for the screen's and the app's bindings, in table order."""
+    keys_by_id: dict[str, list[str]] = {}
+    for key, active in screen.active_bindings.items():
+        binding_id = active.binding.id
+        if binding_id in keymap.BY_ID:
+            display = screen.app.get_key_display(active.binding.__class__(key, active.binding.action))
+            keys_by_id.setdefault(binding_id, []).append(display)
+    prefixes = {spec.id.split(".")[0] for spec in keymap.SPECS if spec.id in keys_by_id}
+    rows = []
+    for spec in keymap.SPECS:
+        if spec.id in keys_by_id and spec.id.split(".")[0] in prefixes:
+            rows.append((spec.id, " / ".join(keys_by_id[spec.id]), spec.help))
+    # App-wide keys last: they are the same everywhere.
+    rows.sort(key=lambda row: row[0].startswith("app."))
+    return rows
+
+
+class HelpModal(AppModal):
+    BINDINGS = keymap.bindings("help")
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__()
+        self.rows = screen_keys(screen)
+        self.screen_name = getattr(screen, "HELP_TITLE", type(screen).__name__.removesuffix("Screen"))
+
+    def compose(self) -> ComposeResult:
+        width = max((len(keys) for _, keys, _ in self.rows), default=4) + 2
+        lines = [Content.assemble((keys.ljust(width), "bold $accent"), description)
+                 for _, keys, description in self.rows]
+        with Vertical(classes="dialog"):
+            yield Static(f"Keys: {self.screen_name}", classes="dialog-title", markup=False)
+            with VerticalScroll(id="help-table"):
+                yield Static(Content("\n").join(lines), markup=False)
+            yield Static("Remap any key in <home>/config.toml under [keys], by binding id (see docs/app.md). "
+                         "Ctrl+P opens the command palette. Escape closes.", classes="dialog-hint", markup=False)
+
+    def action_close(self) -> None:
+        self.dismiss()

@@ -1,0 +1,262 @@
+"""Browse: search cards by text, tag, deck and state; a card's detail and review history;
+suspend and unsuspend; jump to the source."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ...core.problems import StudyappError
+from .. import browse_query, keymap
+from ..widgets.cards import render
+from .base import AppScreen
+
+MAX_ROWS = 1000  # a DataTable of 100,000 rows is slow to fill and nobody scrolls it: refine the search
+RATING_NAMES = {0: "reset", 1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+
+
+def interval_text(interval: int) -> str:
+    if interval > 0:
+        return f"{interval}d"
+    if interval < 0:
+        seconds = -interval
+        return f"{seconds // 60}m" if seconds >= 60 else f"{seconds}s"
+    return "-"
+
+
+class BrowseScreen(AppScreen):
+    BINDINGS = keymap.bindings("browse")
+    HELP_TITLE = "Browse"
+
+    def __init__(self, query: str = "") -> None:
+        super().__init__()
+        self.query_text = query
+        self.entries: list = []  # (Item, ItemRow, searchable text)
+        self.today = 0
+        self.end_of_today = 0
+        self.shown_keys: list[str] = []
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("Browse", id="browse-title", markup=False)
+        yield Input(self.query_text, placeholder="Search: words, tag:NAME, deck:ID, is:due|new|suspended|leech…  "
+                    "(Enter searches; Escape goes to the list)", id="browse-search")
+        with Horizontal(id="browse-main"):
+            yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="browse-detail"):
+                yield Static(id="browse-card", markup=False)
+                yield Static(id="browse-history", markup=False)
+        yield Static("Loading…", id="browse-status", classes="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#browse-table", DataTable)
+        for label, key in (("Question", "question"), ("Deck", "deck"), ("Type", "type"), ("State", "state"),
+                           ("Due", "due"), ("Lapses", "lapses")):
+            table.add_column(label, key=key)
+        table.focus()
+        self.reload()
+
+    def reload(self) -> None:
+        self.run_worker(self._load, thread=True, name="browse-load", group="browse-load", exclusive=True,
+                        exit_on_error=False)
+
+    def _load(self) -> None:
+        services = self.app.services
+        try:
+            overview = services.overview()
+            with services.lock:
+                rows = {row.key: row for row in overview.store.all_items()}
+                days = overview.scheduler.days
+                today = days.day_of(services.clock.now_ms())
+                end = days.end_ms(today)
+            entries = []
+            for deck in overview.decks:
+                for item in deck.items():
+                    row = rows.get(item.key)
+                    if row is not None:
+                        entries.append((item, row, browse_query.item_text(item)))
+        except StudyappError as error:
+            self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._loaded, entries, today, end, days.zone)
+
+    def _loaded(self, entries: list, today: int, end: int, zone) -> None:
+        self.entries, self.today, self.end_of_today, self.zone = entries, today, end, zone
+        self.loaded = True
+        self._search(self.query_one("#browse-search", Input).value)
+
+    # ------------------------------------------------------------ searching
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._search(event.value)
+        self.query_one("#browse-table", DataTable).focus()
+
+    def _search(self, text: str) -> None:
+        query = browse_query.parse(text)
+        found = [(item, row) for item, row, searchable in self.entries
+                 if browse_query.matches(query, item, searchable,
+                                         browse_query.item_states(row, self.today, self.end_of_today))]
+        table = self.query_one("#browse-table", DataTable)
+        table.clear()
+        self.shown_keys = []
+        for item, row in found[:MAX_ROWS]:
+            states = browse_query.item_states(row, self.today, self.end_of_today)
+            state = row.state.state + (" · suspended" if row.suspended else "") + (" · buried" if "buried" in states else "")
+            question = render.question(item.card, item.variant).plain.replace("\n", " ")
+            table.add_row(Text(question[:60]), Text(item.deck_id), Text(f"{item.card.type}"),
+                          Text(state), Text(self._date(row.state.due_ms) if not row.state.is_new else "new"),
+                          Text(str(row.state.lapses)), key=item.key)
+            self.shown_keys.append(item.key)
+        more = f" (showing the first {MAX_ROWS}; narrow the search)" if len(found) > MAX_ROWS else ""
+        problems = "  ·  " + "; ".join(query.problems) if query.problems else ""
+        self.query_one("#browse-status", Static).update(
+            f"{len(found)} of {len(self.entries)} items match{more}{problems}")
+        if self.shown_keys:
+            self._show_detail(self.shown_keys[0])
+        else:
+            self.query_one("#browse-card", Static).update("No card matches the search.")
+            self.query_one("#browse-history", Static).update("")
+        self.refresh_bindings()
+
+    def _date(self, ms: int | None) -> str:
+        if ms is None:
+            return "-"
+        return datetime.fromtimestamp(ms / 1000, self.zone).strftime("%Y-%m-%d")
+
+    # ------------------------------------------------------------ the detail pane
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if event.row_key is not None and event.row_key.value:
+            self._show_detail(event.row_key.value)
+
+    def selected_key(self) -> str | None:
+        table = self.query_one("#browse-table", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            return table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+        except Exception:
+            return None
+
+    def _show_detail(self, key: str) -> None:
+        services = self.app.services
+        try:
+            with services.lock:
+                info = services.overview().item_info(key)
+        except StudyappError as error:
+            self.query_one("#browse-card", Static).update(render.plain(error.message))
+            return
+        item, row = info.item, info.row
+        lines: list[Content] = []
+        if item is not None:
+            card = item.card
+            lines += [Content.assemble(("Question  ", "bold"), render.question(card, item.variant)),
+                      Content.assemble(("Answer    ", "bold"), render.answer(card, item.variant))]
+            if card.choices:
+                lines.append(Content.assemble(("Options   ", "bold"), render.plain(" | ".join(card.choices))))
+            if card.tags:
+                lines.append(Content.assemble(("Tags      ", "bold"), render.plain(", ".join(card.tags))))
+            lines.append(Content.assemble(("Source    ", "bold"), render.plain(" … ".join(card.source), render.MUTED)))
+        state = row.state
+        status = [state.state]
+        if row.suspended:
+            status.append("suspended")
+        if state.leech:
+            status.append("leech")
+        lines.append(Content.assemble(("State     ", "bold"), ", ".join(status)))
+        if not state.is_new:
+            recall = f"{info.retrievability:.0%}" if info.retrievability is not None else "-"
+            lines.append(Content.assemble(("Due       ", "bold"), self._date(state.due_ms),
+                                          f"   reviews {state.reps} · lapses {state.lapses} · recall now {recall}"))
+        if row.flag_note is not None:
+            lines.append(Content.assemble(("Flag      ", "bold"), render.plain(row.flag_note or "(no note)")))
+        lines.append(render.plain(key, render.MUTED))
+        self.query_one("#browse-card", Static).update(Content("\n").join(lines))
+        history = [Content.assemble(("History", "bold $accent"))]
+        if not info.history:
+            history.append(render.plain("not reviewed yet", render.MUTED))
+        for entry in info.history:
+            stamp = datetime.fromtimestamp(entry.time_ms / 1000, self.zone).strftime("%Y-%m-%d %H:%M")
+            kind = "" if entry.kind == "review" else f" ({entry.kind})"
+            history.append(render.plain(f"{stamp}  {RATING_NAMES.get(entry.rating, entry.rating):<5}  "
+                                        f"{entry.state_before} → {entry.state_after}  next {interval_text(entry.interval)}"
+                                        f"{kind}"))
+        self.query_one("#browse-history", Static).update(Content("\n").join(history))
+
+    # ------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not super().check_action(action, parameters):
+            return False
+        if action in ("toggle_suspend", "source"):
+            return self.loaded and self.selected_key() is not None and not self.query_one("#browse-search").has_focus
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def action_search(self) -> None:
+        self.query_one("#browse-search", Input).focus()
+
+    def action_toggle_suspend(self) -> None:
+        key = self.selected_key()
+        if key is None:
+            return
+        services = self.app.services
+        try:
+            with services.lock:
+                overview = services.overview()
+                row = overview.store.item(key)
+                if row is None:
+                    return
+                if row.suspended:
+                    overview.unsuspend(key)
+                else:
+                    overview.store.set_status(row.id, suspended=True)
+                updated = overview.store.item(key)
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.entries = [(item, updated if item.key == key else r, text) for item, r, text in self.entries]
+        self.notify("Unsuspended." if row.suspended else "Suspended.", timeout=2)
+        table = self.query_one("#browse-table", DataTable)
+        cursor = table.cursor_row
+        self._search(self.query_one("#browse-search", Input).value)
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
+            self._show_detail(self.selected_key() or key)
+
+    def action_source(self) -> None:
+        from ..modals.source import SourceModal
+
+        key = self.selected_key()
+        services = self.app.services
+        entry = next(((item, row) for item, row, _ in self.entries if item.key == key), None)
+        catalog = services.loaded_catalog
+        if entry is None or catalog is None:
+            return
+        item = entry[0]
+        deck = catalog.deck(item.deck_id)
+        if deck is None:
+            return
+        try:
+            text = services.seed_text(deck)
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.app.push_screen(SourceModal(deck.title, text, item.card.source))
+
+    def action_leave(self) -> None:
+        search = self.query_one("#browse-search", Input)
+        if search.has_focus:
+            self.query_one("#browse-table", DataTable).focus()
+            return
+        self.app.pop_screen()

@@ -1,0 +1,172 @@
+"""Home: every deck with its new / learning / due counts and progress; study, quiz or cram from here."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable, Footer, Static
+
+from ...core.problems import StudyappError
+from .. import keymap
+from .base import AppScreen
+
+BAR_WIDTH = 12
+
+
+def progress_bar(seen: int, total: int, width: int = BAR_WIDTH) -> Text:
+    share = seen / total if total else 0.0
+    filled = round(share * width)
+    bar = Text("█" * filled, style="green") + Text("░" * (width - filled), style="dim")
+    return bar + Text(f" {share:4.0%}")
+
+
+class HomeScreen(AppScreen):
+    BINDINGS = keymap.bindings("home")
+    HELP_TITLE = "Decks"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list = []
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("studyapp · decks", id="home-title", markup=False)
+        yield Static(id="home-warnings", markup=False)
+        yield Static(id="home-empty", markup=False)
+        table: DataTable = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("Loading decks…", id="home-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#deck-table", DataTable)
+        table.add_column("Deck", key="deck")
+        table.add_column("New", key="new")
+        table.add_column("Learning", key="learning")
+        table.add_column("Due", key="due")
+        table.add_column("Progress", key="progress")
+        table.add_column("Items", key="items")
+        self.refresh_decks()
+
+    def refresh_decks(self) -> None:
+        self.run_worker(self._load, thread=True, name="home-load", group="home-load", exclusive=True,
+                        exit_on_error=False)
+
+    def _load(self) -> None:
+        services = self.app.services
+        try:
+            warnings = services.load_warnings()
+            overview = services.overview()
+            with services.lock:
+                rows = overview.deck_progress()
+        except StudyappError as error:
+            self.app.call_from_thread(self.app.fail, error.message)
+            return
+        self.app.call_from_thread(self._loaded, rows, warnings)
+
+    def _loaded(self, rows: list, warnings: list[str]) -> None:
+        self.rows = rows
+        self.loaded = True
+        table = self.query_one("#deck-table", DataTable)
+        selected = self.selected_deck()
+        table.clear()
+        for row in rows:
+            seen = row.items - row.new
+            table.add_row(
+                Text(row.title),
+                Text(str(row.new), style="blue" if row.new else "dim"),
+                Text(str(row.learning), style="red" if row.learning else "dim"),
+                Text(str(row.due), style="green" if row.due else "dim"),
+                progress_bar(seen, row.items),
+                Text(str(row.items)),
+                key=row.deck_id,
+            )
+        if selected is not None and selected in {row.deck_id for row in rows}:
+            table.move_cursor(row=table.get_row_index(selected))
+        warning_box = self.query_one("#home-warnings", Static)
+        warning_box.display = bool(warnings)
+        if warnings:
+            warning_box.update(Text("⚠ " + "\n⚠ ".join(warnings)))
+        empty = self.query_one("#home-empty", Static)
+        empty.display = not rows
+        table.display = bool(rows)
+        if not rows:
+            empty.update("No decks found. Add a folder of decks with --decks DIR or STUDYAPP_DECKS, "
+                         "then start studyapp again.")
+        new = sum(r.new for r in rows)
+        due = sum(r.due for r in rows)
+        learning = sum(r.learning for r in rows)
+        self.query_one("#home-status", Static).update(
+            f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · new {new} · learning {learning} · due {due}"
+            "  ·  Enter studies the highlighted deck")
+        self.refresh_bindings()
+
+    def selected_deck(self) -> str | None:
+        table = self.query_one("#deck-table", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key
+        except Exception:  # the cursor is outside the rows (e.g. while the table is being refilled)
+            return None
+        return key.value
+
+    # ------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not super().check_action(action, parameters):
+            return False
+        if action in ("study", "quiz", "cram"):
+            return self.loaded and bool(self.rows)
+        if action in ("study_all", "browse", "stats", "settings"):
+            return self.loaded
+        return True
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_study()
+
+    def action_study(self, deck_id: str | None = None) -> None:
+        from .review import ReviewScreen
+
+        deck_id = deck_id or self.selected_deck()
+        if deck_id:
+            self.app.push_screen(ReviewScreen((deck_id,)))
+
+    def action_study_all(self) -> None:
+        from .review import ReviewScreen
+
+        self.app.push_screen(ReviewScreen(()))
+
+    def action_quiz(self, deck_id: str | None = None) -> None:
+        from .quiz import QuizScreen
+
+        deck_id = deck_id or self.selected_deck()
+        if deck_id:
+            self.app.push_screen(QuizScreen((deck_id,)))
+
+    def action_cram(self, deck_id: str | None = None) -> None:
+        from .review import ReviewScreen
+
+        deck_id = deck_id or self.selected_deck()
+        if deck_id:
+            self.app.push_screen(ReviewScreen((deck_id,), cram=True))
+
+    def action_browse(self) -> None:
+        from .browse import BrowseScreen
+
+        self.app.push_screen(BrowseScreen())
+
+    def action_stats(self) -> None:
+        from .stats import StatsScreen
+
+        self.app.push_screen(StatsScreen())
+
+    def action_settings(self) -> None:
+        from .settings import SettingsScreen
+
+        self.app.push_screen(SettingsScreen())
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self.refresh_decks()

@@ -1,0 +1,349 @@
+"""Review (``studyapp study``): Anki's loop. Reveal, grade 1-4 with the interval on each button,
+undo, bury, suspend, flag, the source passage, the explanation; a summary at the end."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.widgets import Footer, Input, Static
+
+from ...core.matching import GOOD, AGAIN, MatchResult, check_typed
+from ...core.models import Card, Item
+from ...core.problems import StudyappError
+from .. import keymap
+from ..timefmt import when
+from ..widgets.cards import render
+from ..widgets.review.card_view import CardView, Face
+from ..widgets.review.grade_bar import GradeBar
+from .base import AppScreen
+
+TYPABLE = ("basic", "reverse", "cloze")
+
+
+def typed_check(given: str, item: Item) -> MatchResult:
+    """Check a typed answer with the quiz core; a cloze item is checked against its own deletion only."""
+    card: Card = item.card
+    if card.type == "cloze":
+        hidden = render.cloze_answer(card, item.variant)
+        card = dataclasses.replace(card, type="basic", front=card.text, back=hidden, accept=())
+        return check_typed(given, card)
+    return check_typed(given, card, item.variant)
+
+
+class ReviewScreen(AppScreen):
+    BINDINGS = keymap.bindings("review")
+    HELP_TITLE = "Review"
+
+    def __init__(self, deck_ids: Sequence[str] = (), *, cram: bool = False, standalone: bool = False) -> None:
+        super().__init__()
+        self.deck_ids = tuple(deck_ids)
+        self.cram = cram
+        self.standalone = standalone
+        self.session = None
+        self.shown = None
+        self._reset_face()
+
+    def _reset_face(self) -> None:
+        self.revealed = False
+        self.chosen: int | None = None
+        self.typed: str | None = None
+        self.check: MatchResult | None = None
+        self.proposed: int | None = None
+        self.explanation = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("Opening your progress…", id="review-title", markup=False)
+        yield CardView(id="card-view")
+        yield Static(id="review-empty", markup=False)
+        yield Input(placeholder="Type the answer, then Enter (Escape: back)", id="review-typed")
+        yield Static("", id="reveal-hint", markup=False)
+        yield GradeBar(id="grade-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#card-view").display = False
+        self.query_one("#review-empty").display = False
+        self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
+
+    # ------------------------------------------------------------ opening (worker thread)
+
+    def _open(self) -> None:
+        services = self.app.services
+        try:
+            session = services.session(self.deck_ids, cram=self.cram)
+            with services.lock:
+                shown = session.next()
+        except StudyappError as error:
+            self.app.call_from_thread(self.app.fail, error.message, code=2 if error.code == "usage" else 1)
+            return
+        self.app.call_from_thread(self._opened, session, shown)
+
+    def _opened(self, session, shown) -> None:
+        self.session = session
+        self._show(shown)
+
+    # ------------------------------------------------------------ drawing
+
+    @property
+    def services(self):
+        return self.app.services
+
+    def _deck_label(self) -> str:
+        if self.session is None:
+            return ""
+        decks = self.session.decks
+        return decks[0].title if len(decks) == 1 else f"{len(decks)} decks"
+
+    def _show(self, shown) -> None:
+        """Show a new item (or the end of the queue)."""
+        self.shown = shown
+        self._reset_face()
+        if shown is None:
+            self._show_nothing_due()
+            return
+        self._draw(new_card=True)
+
+    def _show_nothing_due(self) -> None:
+        assert self.session is not None
+        summary = self.session.summary()
+        if summary.reviewed:
+            self._finish()
+            return
+        self.query_one("#card-view").display = False
+        self.query_one("#grade-bar").display = False
+        self.query_one("#reveal-hint").display = False
+        self.query_one("#review-title", Static).update(f"{'Cram' if self.cram else 'Review'} · {self._deck_label()}")
+        now = self.services.clock.now_ms()
+        zone = self.session.scheduler.days.zone
+        if self.cram:
+            text = "Nothing to cram here: every item is suspended, or the decks are empty."
+        else:
+            text = (f"Nothing is due in {self._deck_label()} now.\n"
+                    f"The next item is due {when(summary.next_due_ms, now, zone)}.")
+        empty = self.query_one("#review-empty", Static)
+        empty.update(text + "\n\nPress q to go back.")
+        empty.display = True
+        self.refresh_bindings()
+
+    def _draw(self, *, new_card: bool = False) -> None:
+        shown = self.shown
+        assert shown is not None and self.session is not None
+        counts = shown.counts
+        mode = "Cram" if self.cram else "Review"
+        self.query_one("#review-title", Static).update(
+            f"{mode} · {self._deck_label()} · new {counts.new} · learning {counts.learning} · due {counts.review}")
+        view = self.query_one(CardView)
+        view.display = True
+        self.query_one("#review-empty").display = False
+        if shown.item is None:
+            # The store knows the item but its card left the deck since this session began.
+            self.query_one("#reveal-hint", Static).update(f"{shown.key} is no longer in its deck; press - to bury it.")
+            return
+        view.show(Face(shown.item, shown.queue, self.revealed, self.chosen, self.typed, self.check,
+                       self.explanation, shown.flag_note), new_card=new_card)
+        hint = self.query_one("#reveal-hint", Static)
+        bar = self.query_one(GradeBar)
+        hint.display = not self.revealed
+        bar.display = self.revealed
+        if not self.revealed:
+            card = shown.item.card
+            extra = ""
+            if render.options(card):
+                extra = "  ·  or pick an option by its number"
+            elif card.type in TYPABLE:
+                extra = "  ·  i: type the answer"
+            hint.update(f"Space: show the answer{extra}")
+        else:
+            labels = {rating: preview.label for rating, preview in shown.previews.items()}
+            bar.show(labels, self.proposed, would_be=self.cram)
+        self.refresh_bindings()
+
+    # ------------------------------------------------------------ keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not super().check_action(action, parameters):
+            return False
+        shown = self.shown
+        card = shown.item.card if shown is not None and shown.item is not None else None
+        typing = self.query_one("#review-typed", Input).display
+        if action in ("reveal", "flag", "source", "suspend"):
+            return card is not None and not typing
+        if action == "bury":
+            return shown is not None and not typing
+        if action == "grade":
+            return card is not None and not typing and (self.revealed or bool(render.options(card)))
+        if action == "choose":
+            return card is not None and not self.revealed and len(render.options(card)) >= int(parameters[0])
+        if action == "type_answer":
+            return card is not None and not self.revealed and not typing and card.type in TYPABLE
+        if action == "undo":
+            return self.session is not None and self.session.can_undo() and not typing
+        if action == "explain":
+            return card is not None and bool(card.explanation) and not typing
+        return True
+
+    def action_reveal(self) -> None:
+        if not self.revealed:
+            self._reveal()
+        else:
+            self._answer(self.proposed or GOOD)
+
+    def action_grade(self, rating: int) -> None:
+        if self.revealed:
+            self._answer(int(rating))
+        else:
+            self.action_choose(int(rating))
+
+    def action_choose(self, number: int) -> None:
+        assert self.shown is not None and self.shown.item is not None
+        card = self.shown.item.card
+        options = render.options(card)
+        if self.revealed or not 1 <= int(number) <= len(options):
+            return
+        self.chosen = int(number) - 1
+        self.proposed = GOOD if self.chosen == render.correct_option(card) else AGAIN
+        self._reveal()
+
+    def action_type_answer(self) -> None:
+        typed = self.query_one("#review-typed", Input)
+        typed.value = ""
+        typed.display = True
+        typed.focus()
+        self.refresh_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.shown is None or self.shown.item is None or self.revealed:
+            return
+        self.typed = event.value
+        self.check = typed_check(event.value, self.shown.item)
+        self.proposed = self.check.proposed_rating
+        self._close_typing()
+        self._reveal()
+
+    def _close_typing(self) -> None:
+        typed = self.query_one("#review-typed", Input)
+        typed.display = False
+        self.query_one(CardView).focus()
+
+    def _reveal(self) -> None:
+        self.revealed = True
+        self._draw()
+
+    def _answer(self, rating: int) -> None:
+        shown, session = self.shown, self.session
+        assert shown is not None and session is not None
+        duration = max(0, self.services.clock.now_ms() - shown.shown_ms)
+        try:
+            with self.services.lock:
+                session.answer(rating, duration_ms=duration)
+                following = session.next()
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False, timeout=10)
+            return
+        self.services.forget_overview()
+        self._show(following)
+
+    def action_undo(self) -> None:
+        assert self.session is not None
+        try:
+            with self.services.lock:
+                again = self.session.undo()
+                if again is None:
+                    again = self.session.next()
+        except StudyappError as error:
+            self.notify(error.message, severity="warning", markup=False)
+            return
+        self.services.forget_overview()
+        self.notify("Undone.", timeout=2)
+        self._show(again)
+
+    def _hide(self, how: str) -> None:
+        assert self.session is not None
+        try:
+            with self.services.lock:
+                getattr(self.session, how)()
+                following = self.session.next()
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.services.forget_overview()
+        self.notify("Buried until tomorrow; u undoes." if how == "bury" else "Suspended; u undoes.", timeout=3)
+        self._show(following)
+
+    def action_bury(self) -> None:
+        self._hide("bury")
+
+    def action_suspend(self) -> None:
+        self._hide("suspend")
+
+    def action_flag(self) -> None:
+        from ..modals.flag_note import FlagNoteModal
+
+        shown = self.shown
+        assert shown is not None and shown.item is not None
+
+        def flagged(note: str | None) -> None:
+            if note is None or self.session is None:
+                return
+            try:
+                with self.services.lock:
+                    self.session.flag(note)
+                    self.shown = self.session.next()
+            except StudyappError as error:
+                self.notify(error.message, severity="error", markup=False)
+                return
+            self.notify("Flagged; u undoes." if note else "Flag cleared.", timeout=3)
+            self._draw()
+
+        self.app.push_screen(FlagNoteModal(f"{shown.item.deck_id} / {shown.item.card.id}", shown.flag_note or ""),
+                             flagged)
+
+    def action_source(self) -> None:
+        from ..modals.source import SourceModal
+
+        shown = self.shown
+        assert shown is not None and shown.item is not None
+        deck = self.services.loaded_catalog.deck(shown.item.deck_id) if self.services.loaded_catalog else None
+        if deck is None:
+            return
+        try:
+            text = self.services.seed_text(deck)
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.app.push_screen(SourceModal(deck.title, text, shown.item.card.source))
+
+    def action_explain(self) -> None:
+        self.explanation = not self.explanation
+        if self.explanation and not self.revealed:
+            self.revealed = True
+        self._draw()
+
+    def action_leave(self) -> None:
+        typed = self.query_one("#review-typed", Input)
+        if typed.display:
+            self._close_typing()
+            self.refresh_bindings()
+            return
+        if self.session is not None and self.session.summary().reviewed:
+            self._finish()
+        elif self.standalone:
+            self.app.exit(0)
+        else:
+            self.app.pop_screen()
+
+    def _finish(self) -> None:
+        from .summary import SummaryScreen
+
+        assert self.session is not None
+        with self.services.lock:
+            summary = self.session.summary()
+        self.app.switch_screen(SummaryScreen(summary, now_ms=self.services.clock.now_ms(),
+                                             zone=self.session.scheduler.days.zone, cram=self.cram))
+
+    def on_grade_bar_graded(self, event: GradeBar.Graded) -> None:
+        if self.revealed:
+            self._answer(event.rating)

@@ -1,0 +1,108 @@
+"""Stats: the due forecast for 30 days, reviews per day, retention against the target,
+per-deck progress and leeches. Charts where a chart reads better than a table."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import DataTable, Footer, Static
+
+from ...core.problems import StudyappError
+from .. import keymap
+from ..widgets.cards import render
+from ..widgets.stats.bar_chart import BarChart
+from .base import AppScreen
+from .home import progress_bar
+
+
+class StatsScreen(AppScreen):
+    BINDINGS = keymap.bindings("stats")
+    HELP_TITLE = "Stats"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("Statistics", id="stats-title", markup=False)
+        with VerticalScroll(id="stats-body"):
+            yield Static("Counting…", id="stats-retention", markup=False)
+            yield BarChart("Due in the next 30 days", id="chart-forecast", classes="chart", bar_style="$accent")
+            yield BarChart("Reviews per day, last 30 days", id="chart-reviews", classes="chart",
+                           bar_style="$primary")
+            yield Static("Decks", classes="heading", markup=False)
+            yield DataTable(id="stats-decks", cursor_type="row", show_cursor=False)
+            yield Static("Leeches", classes="heading", markup=False)
+            yield Static(id="stats-leeches", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#stats-decks", DataTable)
+        for label in ("Deck", "Items", "New", "Learning", "Review", "Due", "Reviews", "Retention", "Progress"):
+            table.add_column(label, key=label.lower())
+        self.run_worker(self._load, thread=True, name="stats-load", exit_on_error=False)
+
+    def _load(self) -> None:
+        services = self.app.services
+        try:
+            overview = services.overview()
+            with services.lock:
+                figures = {
+                    "forecast": overview.forecast(30),
+                    "reviews": overview.reviews_per_day(30),
+                    "retention": overview.retention(30),
+                    "decks": overview.deck_progress(),
+                    "leeches": overview.leeches(),
+                }
+        except StudyappError as error:
+            self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._loaded, figures)
+
+    def _loaded(self, figures: dict) -> None:
+        forecast, reviews = figures["forecast"], figures["reviews"]
+        actual, desired = figures["retention"]
+        self.query_one("#chart-forecast", BarChart).set_data(
+            [d.count for d in forecast], ("today", "+15d", "+29d"))
+        self.query_one("#chart-reviews", BarChart).set_data(
+            [d.count for d in reviews], (reviews[0].day.strftime("%m-%d"), "", "today") if reviews else ("", "", ""))
+        answered = sum(d.count for d in reviews)
+        again = sum(d.again for d in reviews)
+        if actual is None:
+            retention = Content.assemble(("Retention ", "bold"),
+                                         f"no reviews of mature items in the last 30 days; target {desired:.0%}")
+        else:
+            style = "$success" if actual >= desired else "$warning"
+            gap = actual - desired
+            retention = Content.assemble(("Retention ", "bold"), (f"{actual:.1%}", f"bold {style}"),
+                                         f" of review answers were not Again (target {desired:.0%}, "
+                                         f"{gap:+.1%})")
+        summary = Content.assemble(retention, "\n", ("Last 30 days ", "bold"),
+                                   f"{answered} answers, {again} Again")
+        self.query_one("#stats-retention", Static).update(summary)
+        table = self.query_one("#stats-decks", DataTable)
+        table.clear()
+        for row in figures["decks"]:
+            table.add_row(Text(row.title), str(row.items), str(row.new), str(row.learning), str(row.review),
+                          str(row.due), str(row.reviews),
+                          "-" if row.retention is None else f"{row.retention:.0%}",
+                          progress_bar(row.items - row.new, row.items, 10), key=row.deck_id)
+        table.styles.height = len(figures["decks"]) + 1
+        leeches = figures["leeches"]
+        if not leeches:
+            text = render.plain("No leeches: no item has lapsed often enough to be one.", render.MUTED)
+        else:
+            lines = []
+            for info in leeches:
+                question = render.question(info.item.card, info.item.variant).plain if info.item else info.key
+                lines.append(Content.assemble((f"{info.row.state.lapses:>3} lapses  ", "$error"),
+                                              render.plain(question.replace("\n", " ")[:90]),
+                                              (f"  {info.key}", "$text-muted")))
+            text = Content("\n").join(lines)
+        self.query_one("#stats-leeches", Static).update(text)
+        self.loaded = True
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()

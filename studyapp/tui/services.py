@@ -1,0 +1,137 @@
+"""The app's one door to the domain: decks, the progress store, sessions and queries.
+
+Screens call these methods from thread workers (loading, queries) or directly on the UI
+thread (answering a card: well under a millisecond). One lock serialises every use of the
+database connection, which the store opens for use from any thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..core.catalog import Catalog, discover
+from ..core.clock import Clock, SystemClock
+from ..core.models import Deck
+from ..core.problems import StudyappError
+from ..core.settings import Location
+
+if TYPE_CHECKING:
+    from ..core.scheduler import Settings
+    from ..core.session import ReviewSession
+    from ..store import Store
+
+
+class Services:
+    def __init__(self, location: Location, *, clock: Clock | None = None, deck_dirs: Sequence[str] | None = None,
+                 environ: dict | None = None) -> None:
+        self.location = location
+        self.clock: Clock = clock or SystemClock()
+        self._deck_dirs = list(deck_dirs or location.deck_dirs)
+        self._environ = environ
+        self._catalog: Catalog | None = None
+        self._catalog_lock = threading.Lock()
+        self.lock = threading.RLock()
+        self._store: Store | None = None
+        self._overview: ReviewSession | None = None
+
+    # ------------------------------------------------------------ decks
+
+    def catalog(self) -> Catalog:
+        """Every deck that loaded, plus what failed (blocking: call from a worker)."""
+        with self._catalog_lock:
+            if self._catalog is None:
+                self._catalog = discover(self._deck_dirs, self._environ)
+            return self._catalog
+
+    @property
+    def loaded_catalog(self) -> Catalog | None:
+        """The catalog if it has been loaded already (never blocks)."""
+        return self._catalog
+
+    def decks(self, deck_ids: Sequence[str] = ()) -> list[Deck]:
+        """The decks with these ids (all when none); unknown ids are a usage error naming the known ones."""
+        catalog = self.catalog()
+        if not deck_ids:
+            return list(catalog.decks)
+        known = {deck.id: deck for deck in catalog.decks}
+        unknown = [deck_id for deck_id in deck_ids if deck_id not in known]
+        if unknown:
+            broken = {str(r.path) for r in catalog.broken_files}
+            hint = f"; decks that failed to load: {', '.join(sorted(broken))}" if broken else ""
+            raise StudyappError(
+                f"unknown deck id {', '.join(repr(u) for u in unknown)}; known decks: "
+                f"{', '.join(sorted(known)) or '(none)'}{hint}", code="usage")
+        return [known[deck_id] for deck_id in dict.fromkeys(deck_ids)]
+
+    def load_warnings(self) -> list[str]:
+        """One line per deck file that did not load, naming its first error."""
+        lines = []
+        for result in self.catalog().broken_files:
+            errors = [p for p in result.problems if p.is_error]
+            first = errors[0].format() if errors else str(result.path)
+            lines.append(f"{first}\ndeck {result.path} was not loaded; run 'studyapp check {result.path}'")
+        return lines
+
+    def seed_text(self, deck: Deck) -> str:
+        from ..core.loader import seed_body
+
+        try:
+            return seed_body(Path(deck.seed_path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            raise StudyappError(f"cannot read the source document {deck.seed_path}: {error}") from None
+
+    # ------------------------------------------------------------ progress
+
+    def store(self) -> Store:
+        """The learner's database, opened on first use (blocking: call from a worker).
+
+        Raises StudyappError with the store's own message (locked, damaged, read-only...).
+        """
+        with self.lock:
+            if self._store is None:
+                from ..store import open_store
+
+                self._store = open_store(self.location, clock=self.clock)
+            return self._store
+
+    def session(self, deck_ids: Sequence[str] = (), *, cram: bool = False) -> ReviewSession:
+        """A review (or cram) session over these decks (all when none); blocking."""
+        from ..core.session import ReviewSession
+
+        decks = self.decks(deck_ids)
+        store = self.store()
+        with self.lock:
+            return ReviewSession(store, decks, clock=self.clock, cram=cram)
+
+    def overview(self) -> ReviewSession:
+        """A session over every deck, kept for the home, browse and stats screens (never answered)."""
+        with self.lock:
+            if self._overview is None:
+                self._overview = self.session()
+            return self._overview
+
+    def settings(self) -> Settings:
+        with self.lock:
+            return self.store().load_settings()
+
+    def save_settings(self, settings: Settings) -> None:
+        """Store the settings; sessions opened from now on use them (open ones are refreshed by the caller)."""
+        with self.lock:
+            self.store().save_settings(settings)
+            self._overview = None
+
+    def forget_overview(self) -> None:
+        """Counts changed (a session answered something): rebuild the overview when next asked."""
+        with self.lock:
+            self._overview = None
+
+    def close(self) -> None:
+        """Close the database, if it was opened (safe to call twice)."""
+        with self.lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+            self._overview = None

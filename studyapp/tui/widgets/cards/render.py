@@ -1,0 +1,109 @@
+"""Card text as Textual ``Content``: never parsed as markup, so "[bold]" shows as typed.
+
+Styles use theme variables ($accent, $success, $error) so every theme colours them.
+"""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from ....core.models import BACKWARD, CLOZE_RE, Card
+
+HIDDEN = "$accent bold"
+SHOWN = "$success bold"
+RIGHT = "$success bold"
+WRONG = "$error bold"
+MUTED = "$text-muted"
+
+
+def plain(text: str, style: str = "") -> Content:
+    """User text, shown literally."""
+    content = Content(text)
+    return content.stylize(style) if style else content
+
+
+def question(card: Card, variant: str) -> Content:
+    """The side that asks."""
+    if card.type == "cloze":
+        return cloze(card, variant, revealed=False)
+    if card.type == "reverse" and variant == BACKWARD:
+        return plain(card.back)
+    return plain(card.question)
+
+
+def answer(card: Card, variant: str) -> Content:
+    """The side that answers, as the learner should remember it."""
+    if card.type == "cloze":
+        return cloze(card, variant, revealed=True)
+    if card.type == "reverse" and variant == BACKWARD:
+        return plain(card.front)
+    if card.type == "truefalse":
+        return plain("True" if card.answer else "False", RIGHT)
+    return plain(card.answer_text)
+
+
+def cloze(card: Card, variant: str, *, revealed: bool) -> Content:
+    """The cloze text with this variant's deletion hidden (or highlighted), the others filled in."""
+    number = int(variant[1:]) if variant.startswith("c") and variant[1:].isdigit() else 1
+    parts: list[str | tuple[str, str]] = []
+    last = 0
+    for match in CLOZE_RE.finditer(card.text):
+        parts.append(card.text[last:match.start()])
+        text, hint = match.group(2), match.group(3)
+        if int(match.group(1)) != number:
+            parts.append(text)
+        elif revealed:
+            parts.append((text, SHOWN))
+        else:
+            parts.append((f"[{hint}]" if hint else "[...]", HIDDEN))
+        last = match.end()
+    parts.append(card.text[last:])
+    return Content.assemble(*parts)
+
+
+def options(card: Card) -> tuple[str, ...]:
+    """What a learner chooses from: a choice card's options, or True/False."""
+    if card.type == "choice":
+        return card.choices
+    if card.type == "truefalse":
+        return ("True", "False")
+    return ()
+
+
+def correct_option(card: Card) -> int | None:
+    if card.type == "choice":
+        return card.choices.index(card.answer) if card.answer in card.choices else None
+    if card.type == "truefalse":
+        return 0 if card.answer else 1
+    return None
+
+
+def option_line(index: int, text: str, *, revealed: bool, correct: bool, chosen: bool) -> Content:
+    mark = "  "
+    style = ""
+    if revealed and correct:
+        mark, style = "✓ ", RIGHT
+    elif revealed and chosen:
+        mark, style = "✗ ", WRONG
+    elif chosen:
+        mark = "› "
+    return Content.assemble(mark, (f"{index + 1}. ", "bold"), (text, style) if style else text)
+
+
+def diff(ops: list[tuple[str, str]]) -> Content:
+    """A typed answer against the expected one: extra text struck through, missing text highlighted."""
+    parts: list[str | tuple[str, str]] = []
+    for op, text in ops:
+        if op == "equal":
+            parts.append(text)
+        elif op == "delete":
+            parts.append((text, "$error strike"))
+        else:
+            parts.append((text, "$success underline"))
+    return Content.assemble(*parts)
+
+
+def cloze_answer(card: Card, variant: str) -> str:
+    """The text hidden by this cloze variant (all its deletions, if the number is used twice)."""
+    number = int(variant[1:]) if variant.startswith("c") and variant[1:].isdigit() else 1
+    return ", ".join(m.group(2) for m in CLOZE_RE.finditer(card.text) if int(m.group(1)) == number)
