@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from genanki.util import guid_for
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -177,6 +178,11 @@ def test_the_update_command_restamps_only_what_changed(tmp_path, capsys):
 # -- identities and content -----------------------------------------------------
 
 
+@given(st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True), st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True))
+def test_guids_are_genankis_guid_for_the_ids(deck_id, card_id):
+    assert note_guid(deck_id, card_id) == guid_for("studyapp", deck_id, card_id)
+
+
 def test_guids_come_from_the_ids_not_the_text():
     assert note_guid("deck", "card") == note_guid("deck", "card")
     assert note_guid("deck", "card") != note_guid("deck", "card-2") != note_guid("deck-2", "card")
@@ -216,12 +222,16 @@ def shown(field: str) -> str:
     return html.unescape(field.replace("<br>", "\n")).replace("\u2060", "")
 
 
+CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
 @given(st.text())
 def test_plain_text_shows_exactly_the_text_and_carries_no_markup(text):
     field = plain(text)
-    assert shown(field) == text.replace("\r\n", "\n").replace("\r", "\n")
+    expected = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert shown(field) == "".join(ch for ch in expected if ch not in CONTROLS)
     assert "<" not in field.replace("<br>", "") and ">" not in field.replace("<br>", "")
-    assert not {"[", "{", "}", '"', "'"} & set(field)
+    assert not {"[", "{", "}", '"', "'", "\x1f"} & set(field)
 
 
 def test_mathjax_delimiters_are_broken():

@@ -15,9 +15,9 @@ PROGRESS_THRESHOLD = 2000
 class StderrProgress:
     """Progress on stderr: one line redrawn on a terminal, a line per tenth otherwise."""
 
-    def __init__(self, stream: TextIO, threshold: int = PROGRESS_THRESHOLD):
+    def __init__(self, stream: TextIO, threshold: int | None = None):
         self.stream = stream
-        self.threshold = threshold
+        self.threshold = PROGRESS_THRESHOLD if threshold is None else threshold
         self.interactive = stream.isatty()
         self.last_tenth = -1
 

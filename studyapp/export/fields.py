@@ -9,12 +9,13 @@ this module wraps around escaped text (option lists, line breaks).
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from pathlib import Path
 
 import yaml
-from genanki.util import guid_for
+from genanki.util import BASE91_TABLE
 
 from ..core.models import CLOZE_RE, Card, Deck
 from .notetypes import FIELDS
@@ -25,13 +26,20 @@ _BRACKET = "&#91;"
 # finds in the page's text after entities are decoded.
 _WORD_JOINER = "\u2060"
 _MATHJAX_RE = re.compile(r"\\([()\[\]])")
+_SPECIAL_RE = re.compile(r"[&<>\"'\[{}\\\x00-\x1f\x7f]")
+# Control characters show nothing, and \x1f is Anki's field separator: drop them
+# (tab and line breaks stay).
+_CONTROLS = {c: None for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]}
+_BASE91 = "".join(BASE91_TABLE)
 LETTERS = "ABCDEFGHIJ"
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def plain(text: str) -> str:
     """HTML that shows ``text`` exactly as written, and nothing else."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not _SPECIAL_RE.search(text):  # most text: nothing to do, and this is the hot path
+        return text
+    text = text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
     text = _MATHJAX_RE.sub(lambda m: "\\" + _WORD_JOINER + m.group(1), text)
     out = html.escape(text, quote=True)
     out = out.replace("[", _BRACKET)
@@ -64,8 +72,18 @@ def cloze_field(text: str) -> str:
 
 
 def note_guid(deck_id: str, card_id: str) -> str:
-    """Anki's note identity: from the ids only, so that rewording a card updates its note."""
-    return guid_for("studyapp", deck_id, card_id)
+    """Anki's note identity: from the ids only, so that rewording a card updates its note.
+
+    The same value as ``genanki.guid_for("studyapp", deck_id, card_id)`` (a test holds
+    them equal), computed in a fifth of the time: it runs once per note.
+    """
+    digest = hashlib.sha256(f"studyapp__{deck_id}__{card_id}".encode("utf-8")).digest()
+    number = int.from_bytes(digest[:8], "big")
+    digits = []
+    while number > 0:
+        number, digit = divmod(number, 91)
+        digits.append(_BASE91[digit])
+    return "".join(reversed(digits))
 
 
 def note_fields(card: Card, deck: Deck, document: str) -> list[str]:
