@@ -4,8 +4,9 @@ The ``fsrs`` package (pinned exactly in pyproject.toml) computes memory states; 
 module adds what Anki adds on top, so that the same history gives the same buttons:
 
 - study days: calendar days in the learner's time zone that roll over at a set hour
-  (4 by default). py-fsrs counts whole 24-hour periods instead, so before each call the
-  card's ``last_review`` is moved to exactly ``now - elapsed study days``;
+  (4 by default). py-fsrs counts whole 24-hour periods since the last review; Anki counts
+  whole 24-hour periods from the last review to the end of today. Before each call the
+  card's ``last_review`` is moved to exactly ``now - Anki's elapsed days``;
 - Anki's ordering of the four intervals (on review: hard >= 1 day, good >= hard + 1,
   easy >= good + 1; a graduating Easy >= the graduating Good + 1) and its stability cap;
 - Anki's fuzz ranges, but drawn from a number derived from the item key and its review
@@ -353,22 +354,30 @@ class ReviewScheduler:
 
         days: dict[int, int] = {}
         if state.state == REVIEW:
-            hard = self._constrain(self._raw_interval(results[HARD]), 1, fuzz)
-            good = self._constrain(self._raw_interval(results[GOOD]), hard + 1, fuzz)
-            easy = self._constrain(self._raw_interval(results[EASY]), good + 1, fuzz)
-            days = {HARD: hard, GOOD: good, EASY: easy}
+            # Each passing button beats the one before it, and (Anki 26.9) a button whose
+            # interval did not grow past the previous one keeps at least that interval when
+            # it lies within the fuzz range.
+            previous = state.interval
+            floor = 1
+            for rating in (HARD, GOOD, EASY):
+                raw = self._raw_interval(results[rating])
+                minimum = max(self._keep_previous(raw, previous), floor)
+                days[rating] = self._constrain(raw, minimum, fuzz)
+                floor = days[rating] + 1
             if results[AGAIN].state == fsrs.State.Review:  # no relearning steps
-                days[AGAIN] = self._constrain(self._raw_interval(results[AGAIN]), 1, fuzz)
+                days[AGAIN] = self._constrain(self._raw_interval(results[AGAIN]), 1, None)
         else:
-            # A graduating Easy must beat the interval Good would graduate with, even when
-            # Good itself only moves to the next learning step.
-            good_graduating = self._constrain(self._raw_interval(results[GOOD]), 1, fuzz)
-            for rating in (AGAIN, HARD, GOOD):
-                if results[rating].state == fsrs.State.Review:
-                    days[rating] = (good_graduating if rating == GOOD
-                                    else self._constrain(self._raw_interval(results[rating]), 1, fuzz))
-            if results[EASY].state == fsrs.State.Review:
-                days[EASY] = self._constrain(self._raw_interval(results[EASY]), good_graduating + 1, fuzz)
+            # Graduating: Anki rounds first, then fuzzes. A graduating Easy must beat the
+            # interval Good would graduate with, even when Good only moves to the next step.
+            good_graduating = self._constrain(float(max(1, _round_half_up(self._raw_interval(results[GOOD])))), 1, fuzz)
+            for rating in (AGAIN, HARD, GOOD, EASY):
+                if results[rating].state != fsrs.State.Review:
+                    continue
+                if rating == GOOD:
+                    days[rating] = good_graduating
+                    continue
+                raw = float(max(1, _round_half_up(self._raw_interval(results[rating]))))
+                days[rating] = self._constrain(raw, good_graduating + 1 if rating == EASY else 1, fuzz)
 
         return {r: self._preview(state, r, results[r], days.get(r), now_ms) for r in RATINGS}
 
@@ -383,10 +392,21 @@ class ReviewScheduler:
         digest = hashlib.blake2b(f"{key}\x00{reps}".encode(), digest_size=8).digest()
         return int.from_bytes(digest, "big") / 2.0 ** 64
 
+    def elapsed_days(self, last_review_ms: int, now_ms: int) -> int:
+        """Days since the last review, counted as Anki counts them.
+
+        Anki takes whole 24-hour periods from the last review to the end of today (the next
+        rollover): a review earlier today gives 0, one yesterday evening gives 1. This is the
+        difference of study days, except across a daylight-saving change, where Anki's count
+        can differ by one for reviews within an hour of the rollover; we follow Anki.
+        """
+        end_of_today = self.days.end_ms(self.days.day_of(now_ms))
+        return max(0, (end_of_today - last_review_ms) // DAY_MS)
+
     def retrievability(self, state: ItemState, now_ms: int) -> float | None:
         if state.stability is None or state.last_review_ms is None:
             return None
-        elapsed = max(0, self.days.day_of(now_ms) - self.days.day_of(state.last_review_ms))
+        elapsed = self.elapsed_days(state.last_review_ms, now_ms)
         return (1 + self._factor * elapsed / state.stability) ** self._decay
 
     # -- internals
@@ -395,9 +415,7 @@ class ReviewScheduler:
         now = _utc(now_ms)
         if state.state == NEW:
             return fsrs.Card(card_id=1, state=fsrs.State.Learning, step=0, due=now)
-        elapsed = 0
-        if state.last_review_ms is not None:
-            elapsed = max(0, self.days.day_of(now_ms) - self.days.day_of(state.last_review_ms))
+        elapsed = 0 if state.last_review_ms is None else self.elapsed_days(state.last_review_ms, now_ms)
         fsrs_state = {LEARNING: fsrs.State.Learning, REVIEW: fsrs.State.Review,
                       RELEARNING: fsrs.State.Relearning}[state.state]
         step = state.step if state.state != REVIEW else None
@@ -411,21 +429,41 @@ class ReviewScheduler:
         return stability / self._factor * (self.settings.desired_retention ** (1 / self._decay) - 1)
 
     def _constrain(self, interval: float, minimum: int, fuzz: float | None) -> int:
-        """Anki's constrain_passing_interval + with_review_fuzz."""
+        """Anki's constrain_passing_interval + with_review_fuzz: a whole number of days in
+        [minimum, maximum_interval], fuzzed when ``fuzz`` is given."""
         maximum = max(self.settings.maximum_interval, 1)
         minimum = min(max(minimum, 1), maximum)
         if fuzz is None:
             return min(max(_round_half_up(interval), minimum), maximum)
+        lower, upper = self._fuzz_bounds(interval, minimum, maximum)
+        return min(math.floor(lower + fuzz * (1 + upper - lower)), upper)
+
+    @staticmethod
+    def _fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
+        """Anki's constrained_fuzz_bounds."""
+        minimum = min(minimum, maximum)
         interval = min(max(interval, float(minimum)), float(maximum))
         delta = _fuzz_delta(interval)
         lower = min(max(_round_half_up(interval - delta), minimum), maximum)
         upper = min(max(_round_half_up(interval + delta), minimum), maximum)
-        return min(math.floor(lower + fuzz * (1 + upper - lower)), upper)
+        if upper == lower and 2 < upper < maximum:
+            upper = lower + 1
+        return lower, upper
+
+    def _keep_previous(self, interval: float, previous: int) -> int:
+        """Anki's minimum_review_fuzz_interval: the least a passing review may schedule."""
+        if _round_half_up(interval) > previous:
+            return previous + 1
+        _, upper = self._fuzz_bounds(interval, 1, max(self.settings.maximum_interval, 1))
+        return previous if previous <= upper else 0
 
     def _preview(self, before: ItemState, rating: int, card: fsrs.Card, days: int | None, now_ms: int) -> Preview:
         lapses = before.lapses + (1 if before.state == REVIEW and rating == AGAIN else 0)
         leech = before.leech or lapses >= self.settings.leech_lapses
-        common = dict(stability=card.stability, difficulty=card.difficulty, last_review_ms=now_ms,
+        # Anki stores stability to 4 decimal places and difficulty to 3; the next review
+        # starts from the stored values, so we keep the same precision.
+        common = dict(stability=_round_places(card.stability, 4), difficulty=_round_places(card.difficulty, 3),
+                      last_review_ms=now_ms,
                       reps=before.reps + 1, lapses=lapses, leech=leech)
         if days is not None:
             due = self.days.add_days(now_ms, days)
@@ -441,6 +479,13 @@ class ReviewScheduler:
 def _round_half_up(x: float) -> int:
     # Anki rounds in Rust (half away from zero); Python's round() is half to even.
     return math.floor(x + 0.5)
+
+
+def _round_places(value: float | None, places: int) -> float | None:
+    if value is None:
+        return None
+    scale = 10 ** places
+    return math.floor(value * scale + 0.5) / scale
 
 
 def _fuzz_delta(interval: float) -> float:
