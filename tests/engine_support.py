@@ -1,0 +1,49 @@
+"""Builders shared by the engine and store tests: decks made in code, a store on a fake clock."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from studyapp.core.clock import FakeClock
+from studyapp.core.models import Card, Deck
+from studyapp.core.scheduler import Settings
+from studyapp.core.settings import Location
+from studyapp.store import open_store
+
+ZONE = "Europe/Berlin"
+# Monday 2 March 2026, 10:00 in Berlin: well away from the 04:00 rollover.
+T0 = int(datetime(2026, 3, 2, 10, 0, tzinfo=ZoneInfo(ZONE)).timestamp() * 1000)
+SETTINGS = Settings(timezone=ZONE)
+
+
+def card(card_id: str, kind: str = "basic", *, revision: int = 1, front: str | None = None, clozes: int = 2) -> Card:
+    if kind == "cloze":
+        text = " ".join(f"{{{{c{n}::part {n}}}}}" for n in range(1, clozes + 1))
+        return Card(id=card_id, type="cloze", source=("s",), text=text, revision=revision)
+    return Card(id=card_id, type=kind, source=("s",), front=front or f"Q {card_id}", back=f"A {card_id}",
+                revision=revision)
+
+
+def deck(deck_id: str, cards: list[Card] | int = 10, title: str | None = None) -> Deck:
+    if isinstance(cards, int):
+        cards = [card(f"c{i:03d}") for i in range(cards)]
+    return Deck(id=deck_id, title=title or deck_id.title(), path=Path(f"/decks/{deck_id}.yaml"),
+                seed_path=Path("/seeds/x.md"), cards=tuple(cards))
+
+
+def location(tmp_path: Path, profile: str = "default") -> Location:
+    return Location(tmp_path / "home", profile, ())
+
+
+def store_at(tmp_path: Path, start_ms: int = T0):
+    clock = FakeClock(start_ms)
+    return open_store(location(tmp_path), clock=clock), clock
+
+
+def dump(store) -> tuple[list, list]:
+    """Every item row and every review-log row, for exact before/after comparisons."""
+    items = store.conn.execute("SELECT * FROM items ORDER BY id").fetchall()
+    log = store.conn.execute("SELECT * FROM review_log ORDER BY id").fetchall()
+    return items, log
