@@ -145,16 +145,17 @@ def test_large_exports_show_progress_on_stderr(home, tmp_path, capsys, monkeypat
     monkeypatch.setattr(command, "PROGRESS_THRESHOLD", 10)
     assert main(["export", "anki", "-o", str(tmp_path / "all.apkg")]) == 0
     printed = capsys.readouterr()
-    lines = [line for line in printed.err.splitlines() if "writing notes" in line]
-    assert len(lines) == 11 and lines[-1].endswith("(100%)")
-    assert "writing notes" not in printed.out
+    for stage in ("preparing", "writing"):
+        lines = [line for line in printed.err.splitlines() if f"{stage} notes" in line]
+        assert len(lines) == 11 and lines[-1].endswith("(100%)"), printed.err
+    assert "notes" in printed.out and "preparing" not in printed.out and "writing" not in printed.out
 
 
 def test_progress_stays_quiet_for_small_exports_and_redraws_on_a_terminal():
     quiet = io.StringIO()
     progress = StderrProgress(quiet, threshold=100)
     for done in range(1, 51):
-        progress(done, 50)
+        progress("writing", done, 50)
     assert quiet.getvalue() == ""
 
     class Terminal(io.StringIO):
@@ -164,7 +165,7 @@ def test_progress_stays_quiet_for_small_exports_and_redraws_on_a_terminal():
     terminal = Terminal()
     progress = StderrProgress(terminal, threshold=10)
     for done in range(1, 101):
-        progress(done, 100)
+        progress("writing", done, 100)
     assert terminal.getvalue().count("\r") == 11 and terminal.getvalue().endswith("(100%)\n")
 
 

@@ -26,7 +26,8 @@ from .files import replacing
 from .ledger import Ledger, Stamper, local_ledger_path, shipped_ledger_path
 from .notetypes import FIELDS, NOTE_TYPES, PARENT_DECK_ID, PARENT_DECK_NAME, NoteType
 
-Progress = Callable[[int, int], None]
+# progress(stage, done, total), stage "preparing" (fields, hashes, times) then "writing".
+Progress = Callable[[str, int, int], None]
 
 
 class LedgerModel(genanki.Model):
@@ -130,9 +131,10 @@ def anki_deck_id(deck_id: str) -> int:
     return (1 << 30) + int.from_bytes(digest[:8], "big") % (1 << 30)
 
 
-def plan_export(decks: list[Deck], stamper: Stamper) -> ExportPlan:
+def plan_export(decks: list[Deck], stamper: Stamper, progress: Progress | None = None) -> ExportPlan:
     """Every card of ``decks`` as a note, in bank order, with its modification time."""
     plan = ExportPlan(list(decks), anki_deck_names(list(decks)))
+    total = sum(len(deck.cards) for deck in decks)
     for note_type in NOTE_TYPES.values():
         plan.notetype_times[note_type.card_type] = stamper.notetype_time(
             note_type.model_id, note_type.content_hash(), label=note_type.name)
@@ -157,6 +159,8 @@ def plan_export(decks: list[Deck], stamper: Stamper) -> ExportPlan:
             model_id = NOTE_TYPES[card.type].model_id
             mtime = stamper.note_time(guid, content_hash(model_id, fields, tags), label=label, kind=card.type)
             plan.notes.append(PlannedNote(deck, card, guid, fields, tags, mtime))
+            if progress is not None:
+                progress("preparing", len(plan.notes), total)
     return plan
 
 
@@ -168,7 +172,7 @@ def write_package(plan: ExportPlan, output: Path, *, now: float, progress: Progr
     }
     total = len(plan.notes)
     written = itertools.count(1)
-    report = (lambda: progress(next(written), total)) if progress else None
+    report = (lambda: progress("writing", next(written), total)) if progress else None
 
     parent = genanki.Deck(PARENT_DECK_ID, PARENT_DECK_NAME, description="Question banks exported by studyapp.")
     anki_decks = {deck.id: genanki.Deck(anki_deck_id(deck.id), plan.deck_names[deck.id],
@@ -230,7 +234,7 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
             # Losing the local ledger is harmless: changes are stamped again, later.
             ledger_warning = f"{error.format()}; starting a new one"
     stamper = Stamper(shipped, local, int(now))
-    plan = plan_export(decks, stamper)
+    plan = plan_export(decks, stamper, progress)
     changed = bool(stamper.changed_notes or stamper.changed_notetypes)
     if local_path is not None and changed:
         # Remember the times before the package appears: any package a learner can import

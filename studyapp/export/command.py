@@ -13,22 +13,22 @@ PROGRESS_THRESHOLD = 2000
 
 
 class StderrProgress:
-    """Progress on stderr: one line redrawn on a terminal, a line per tenth otherwise."""
+    """Progress on stderr: one line redrawn on a terminal, a line per tenth of a stage otherwise."""
 
     def __init__(self, stream: TextIO, threshold: int | None = None):
         self.stream = stream
         self.threshold = PROGRESS_THRESHOLD if threshold is None else threshold
         self.interactive = stream.isatty()
-        self.last_tenth = -1
+        self.last: tuple[str, int] | None = None
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, stage: str, done: int, total: int) -> None:
         if total < self.threshold:
             return
         tenth = done * 10 // total
-        if tenth == self.last_tenth:
+        if (stage, tenth) == self.last:
             return
-        self.last_tenth = tenth
-        message = f"studyapp: writing notes {done}/{total} ({tenth * 10}%)"
+        self.last = (stage, tenth)
+        message = f"studyapp: {stage} notes {done}/{total} ({tenth * 10}%)"
         if self.interactive:
             end = "\n" if done == total else ""
             self.stream.write(f"\r{message}{end}")

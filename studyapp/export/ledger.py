@@ -228,6 +228,9 @@ def main(argv: list[str] | None = None, clock: Callable[[], float] | None = None
     except OSError as error:
         print(f"studyapp: error: cannot write {shipped_ledger_path(folder)}: {error.strerror or error}", file=sys.stderr)
         return 1
+    for label, old, new in stamper.kind_changes:
+        print(f"{path}: warning: card {label} changed from {old} to {new}; Anki keeps the old note on import "
+              "(a conflict); give the card a new id instead", file=sys.stderr)
     print(f"{path}: {len(stamper.changed_notes)} notes and {len(stamper.changed_notetypes)} note types restamped")
     return 0
 
