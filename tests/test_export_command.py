@@ -68,12 +68,16 @@ def test_an_unknown_deck_is_a_usage_error_that_lists_the_known_ones(home, tmp_pa
 
 @pytest.mark.parametrize("target", ["missing-folder/x.apkg", "."])
 def test_an_unwritable_path_is_an_error_and_leaves_nothing(home, tmp_path, capsys, target):
+    extra = tmp_path / "more"
+    write_deck(extra, "mine", GOOD_CARD)
     out = tmp_path / target
-    code = main(["export", "anki", DECK, "-o", str(out)])
-    assert code in (1, 2)
+    code = main(["export", "anki", "--decks", str(extra), "mine", "-o", str(out)])
+    assert code == (2 if out.is_dir() else 1)
     assert "cannot write" in capsys.readouterr().err
     assert not (tmp_path / "missing-folder").exists()
     assert leftovers(tmp_path) == []
+    # Refused before any export time was remembered.
+    assert not local_ledger_path(home).exists()
 
 
 def test_a_failure_while_writing_keeps_the_old_file_and_leaves_no_partial_one(home, tmp_path, capsys, monkeypatch):

@@ -191,10 +191,18 @@ def _description(deck: Deck) -> str:
     return plain(deck.description)
 
 
-def _write_atomically(package: genanki.Package, output: Path, now: float) -> None:
+def check_output(output: Path) -> None:
+    """Refuse an output path that cannot work before doing any work (or remembering any times)."""
     if output.is_dir():
         raise StudyappError(f"cannot write {output}: it is a folder; give a file name such as {output / 'decks.apkg'}",
                             code="usage")
+    folder = output.parent
+    if not folder.is_dir():
+        raise StudyappError(f"cannot write {output}: the folder {folder} does not exist; create it first")
+
+
+def _write_atomically(package: genanki.Package, output: Path, now: float) -> None:
+    check_output(output)
     try:
         with replacing(output) as temporary, tempfile.TemporaryDirectory(prefix="studyapp-export-") as scratch:
             # genanki's own write_to_file leaves its SQLite file behind in /tmp; this does not.
@@ -221,6 +229,7 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
     """
     if not decks:
         raise StudyappError("there are no decks to export; add a deck folder with --decks DIR")
+    check_output(Path(output))
     now = clock()
     folders = list(dict.fromkeys(Path(deck.path).resolve().parent for deck in decks))
     shipped = [Ledger.load(shipped_ledger_path(folder)) for folder in folders]
