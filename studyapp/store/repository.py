@@ -560,8 +560,6 @@ def open_store(location: Location | Path, *, clock: Clock | None = None, readonl
         with guarded(path):
             conn = schema.connect(path, readonly=readonly)
             version = schema.prepare(conn, path, clock.now_ms(), readonly=readonly)
-            if version:
-                schema.quick_check(conn, path)
     except BaseException:
         if conn is not None:
             conn.close()

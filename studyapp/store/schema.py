@@ -209,25 +209,31 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
-    if not readonly:
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            raise StudyappError(f"{path}: SQLite could not switch to WAL mode (got {mode}); "
-                                "put the home folder on a local disk")
     conn.execute("PRAGMA synchronous = FULL")
     return conn
+
+
+def enable_wal(conn: sqlite3.Connection, path: Path) -> None:
+    """Switch to WAL; only after the file was found to be ours (it changes the header)."""
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise StudyappError(f"{path}: SQLite could not switch to WAL mode (got {mode}); "
+                            "put the home folder on a local disk")
 
 
 def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool = False) -> int:
     """Create or migrate the schema as needed; return the schema version in use."""
     application_id = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if application_id not in (0, APPLICATION_ID):
+        raise not_studyapp(path, f"it belongs to another program, application id {application_id:#x}")
     if application_id == 0:
         tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if tables:
             raise not_studyapp(path, "it is an SQLite database of another program")
         if readonly:
             return 0
+        enable_wal(conn, path)
         with write(conn):
             # Another process may have created it while we waited for the lock.
             if conn.execute("PRAGMA application_id").fetchone()[0] == 0:
@@ -241,16 +247,21 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
         raise StudyappError(
             f"{path} was written by a newer studyapp (schema {version}; this version knows up to "
             f"{SCHEMA_VERSION}); it was left untouched. Upgrade studyapp (pip install -U studyapp) to use it")
-    if version < SCHEMA_VERSION:
-        if readonly:
+    quick_check(conn, path)
+    if readonly:
+        if version < SCHEMA_VERSION:
             raise StudyappError(f"{path} uses an older schema ({version}); run 'studyapp study' once to upgrade it")
+        return version
+    enable_wal(conn, path)
+    if version < SCHEMA_VERSION:
         migrate(conn, path, version)
         version = SCHEMA_VERSION
     return version
 
 
-def migrate(conn: sqlite3.Connection, path: Path, version: int, *, target: int = SCHEMA_VERSION) -> Path:
+def migrate(conn: sqlite3.Connection, path: Path, version: int, *, target: int | None = None) -> Path:
     """Back the database up, then apply each migration up to ``target`` in one transaction."""
+    target = SCHEMA_VERSION if target is None else target
     backup = path.with_name(f"{path.name}.schema{version}-{time.strftime('%Y%m%d-%H%M%S')}.bak")
     missing = [v for v in range(version, target) if v not in MIGRATIONS]
     if missing:
@@ -262,11 +273,17 @@ def migrate(conn: sqlite3.Connection, path: Path, version: int, *, target: int =
             conn.backup(target_conn)
         finally:
             target_conn.close()
-    with write(conn):
-        current = conn.execute("PRAGMA user_version").fetchone()[0]
-        for v in range(current, target):
-            MIGRATIONS[v](conn)
-            conn.execute(f"PRAGMA user_version = {v + 1}")
+    try:
+        with write(conn):
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            for v in range(current, target):
+                MIGRATIONS[v](conn)
+                conn.execute(f"PRAGMA user_version = {v + 1}")
+    except StudyappError:
+        raise
+    except Exception as error:  # a failed migration is rolled back; say so, keep the backup
+        raise StudyappError(f"upgrading {path} from schema {version} failed ({error}); it was left as it was, "
+                            f"and a copy is at {backup}. Please report this") from None
     return backup
 
 

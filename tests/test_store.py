@@ -1,0 +1,398 @@
+"""The progress store: schema and pragmas, the review log, identity of items, and every way
+a database file can be wrong (each gives a message that says what to do, and nothing
+stored is damaged)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from studyapp.core.problems import StudyappError
+from studyapp.core.scheduler import AGAIN, EASY, GOOD, HARD, NEW_STATE, Settings
+from studyapp.core.session import ReviewSession
+from studyapp.store import open_store, schema
+from studyapp.store.schema import APPLICATION_ID, SCHEMA_VERSION
+
+from engine_support import SETTINGS, T0, card, deck, dump, location, store_at
+
+
+def _answer_some(store, clock, decks, ratings, settings=SETTINGS):
+    session = ReviewSession(store, decks, clock=clock, settings=settings)
+    for rating in ratings:
+        shown = session.next()
+        if shown is None:
+            clock.advance(days=1)
+            continue
+        session.answer(rating, duration_ms=4000)
+        clock.advance(minutes=3)
+    return session
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _as_seen_by_a_user(path, mode, *args, **kwargs):
+    """os.access as an unprivileged user would get it (the tests may run as root)."""
+    st = os.stat(path)
+    bits = {os.R_OK: stat.S_IRUSR, os.W_OK: stat.S_IWUSR, os.X_OK: stat.S_IXUSR}
+    return all(st.st_mode & bit for flag, bit in bits.items() if mode & flag)
+
+
+@pytest.fixture
+def unprivileged(monkeypatch):
+    if os.geteuid() == 0:
+        monkeypatch.setattr(os, "access", _as_seen_by_a_user)
+
+
+# ---------------------------------------------------------------- schema
+
+
+def test_a_new_database_has_the_promised_settings(tmp_path):
+    store, _ = store_at(tmp_path)
+    path = location(tmp_path).database
+    assert path == tmp_path / "home" / "profiles" / "default.sqlite3"
+    pragma = lambda name: store.conn.execute(f"PRAGMA {name}").fetchone()[0]
+    assert pragma("journal_mode") == "wal"
+    assert pragma("foreign_keys") == 1
+    assert pragma("synchronous") == 2  # FULL
+    assert pragma("busy_timeout") >= 5000
+    assert pragma("application_id") == APPLICATION_ID
+    assert pragma("user_version") == SCHEMA_VERSION
+    store.close()
+
+
+def test_times_are_integer_epoch_milliseconds(tmp_path):
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", 5)], [GOOD, AGAIN, GOOD, EASY])
+    types = store.conn.execute(
+        "SELECT DISTINCT typeof(time_ms), typeof(sched_ms), typeof(duration_ms), typeof(due_ms) FROM review_log"
+    ).fetchall()
+    assert types == [("integer",) * 4]
+    times = [t for (t,) in store.conn.execute("SELECT time_ms FROM review_log")]
+    assert all(T0 <= t < T0 + 86_400_000 for t in times)
+
+
+def test_each_answer_logs_state_interval_and_scheduler(tmp_path):
+    store, clock = store_at(tmp_path)
+    session = ReviewSession(store, [deck("a", 3)], clock=clock, settings=SETTINGS)
+    shown = session.next()
+    applied = session.answer(HARD, duration_ms=2500)
+    (entry,) = store.history(shown.item_id)
+    assert (entry.kind, entry.rating, entry.duration_ms) == ("review", HARD, 2500)
+    assert (entry.state_before, entry.state_after) == ("new", "learning")
+    assert entry.interval == -applied.interval_secs == -330
+    assert entry.time_ms == entry.sched_ms == T0
+    version, params = store.conn.execute("SELECT version, params FROM schedulers WHERE id = ?",
+                                         (entry.scheduler_id,)).fetchone()
+    assert version == "fsrs 6.3.2"
+    params = json.loads(params)
+    assert params["desired_retention"] == 0.9 and params["timezone"] == "Europe/Berlin"
+    assert params["rollover_hour"] == 4 and len(params["parameters"]) == 21
+
+
+def test_the_review_log_is_append_only(tmp_path):
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", 2)], [GOOD])
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        store.conn.execute("UPDATE review_log SET rating = 4")
+
+
+def test_replaying_the_log_gives_the_stored_state(tmp_path):
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", [card("x"), card("y", "reverse"), card("z", "cloze", clozes=3)]), deck("b", 6)]
+    ratings = [GOOD, AGAIN, HARD, EASY, GOOD, GOOD, AGAIN, GOOD] * 12
+    _answer_some(store, clock, decks, ratings)
+    clock.advance(days=3)
+    _answer_some(store, clock, decks, ratings)
+    # A revision bump restarts one item; the replay must see that too.
+    changed = [deck("a", [card("x", revision=2), card("y", "reverse"), card("z", "cloze", clozes=3)]), decks[1]]
+    _answer_some(store, clock, changed, [GOOD, GOOD])
+    rebuilt = store.rebuild_states()
+    stored = store.stored_states()
+    assert len(rebuilt) >= 8
+    assert {k: stored[k] for k in rebuilt} == rebuilt
+
+
+def test_settings_are_kept_in_the_database(tmp_path):
+    store, _ = store_at(tmp_path)
+    assert store.load_settings() == Settings()
+    mine = Settings(desired_retention=0.85, new_per_day=7, timezone="Asia/Tokyo")
+    store.save_settings(mine)
+    store.close()
+    store, _ = store_at(tmp_path)
+    assert store.load_settings() == mine
+    store.conn.execute("UPDATE settings SET json = '{\"desired_retention\": 0.4}'")
+    with pytest.raises(StudyappError, match="0.70 to 0.99"):
+        store.load_settings()
+
+
+# ---------------------------------------------------------------- identity
+
+
+def test_editing_text_keeps_progress_and_a_new_revision_restarts(tmp_path):
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", [card("q1"), card("q2")])], [EASY, EASY])
+    before = store.item("a/q1/main").state
+    assert before.state == "review"
+    edited = deck("a", [card("q1", front="Reworded question?"), card("q2", revision=3)])
+    ReviewSession(store, [edited], clock=clock, settings=SETTINGS)
+    assert store.item("a/q1/main").state == before
+    restarted = store.item("a/q2/main")
+    assert restarted.state == NEW_STATE and restarted.revision == 3
+    kinds = [e.kind for e in store.history(restarted.id)]
+    assert kinds == ["review", "reset"]
+
+
+def test_progress_of_cards_that_leave_a_deck_is_kept(tmp_path):
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", [card("q1"), card("q2")])], [EASY, EASY])
+    kept = store.item("a/q2/main")
+    session = ReviewSession(store, [deck("a", [card("q1")])], clock=clock, settings=SETTINGS)
+    gone = store.item("a/q2/main")
+    assert not gone.present and gone.state == kept.state
+    assert all(key != "a/q2/main" for key, _ in session.upcoming())
+    ReviewSession(store, [deck("a", [card("q1"), card("q2")])], clock=clock, settings=SETTINGS)
+    back = store.item("a/q2/main")
+    assert back.present and back.state == kept.state
+
+
+# ---------------------------------------------------------------- files that are not right
+
+
+def test_a_missing_home_folder_is_created(tmp_path):
+    store, _ = store_at(tmp_path / "not" / "yet")
+    assert (tmp_path / "not" / "yet" / "home" / "profiles" / "default.sqlite3").exists()
+    store.close()
+
+
+def test_a_home_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "home").write_text("oops")
+    with pytest.raises(StudyappError, match="Not a directory.*--home DIR or STUDYAPP_HOME"):
+        store_at(tmp_path)
+
+
+def _existing(tmp_path) -> Path:
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", 30)], [GOOD] * 40)
+    store.close()  # checkpoints the WAL into the file
+    return location(tmp_path).database
+
+
+def _refused(tmp_path, path: Path, *words: str) -> StudyappError:
+    digest = _digest(path)
+    with pytest.raises(StudyappError) as caught:
+        store_at(tmp_path)
+    for word in words:
+        assert word in caught.value.message
+    assert _digest(path) == digest, "the file was changed"
+    return caught.value
+
+
+def test_a_text_file_is_not_taken_for_a_database(tmp_path):
+    path = location(tmp_path).database
+    path.parent.mkdir(parents=True)
+    path.write_text("name,score\nada,10\n" * 20)
+    error = _refused(tmp_path, path, "is not a studyapp progress database", "--profile")
+    assert error.format().startswith("studyapp: error: ")
+
+
+def test_another_programs_sqlite_database_is_left_alone(tmp_path):
+    path = location(tmp_path).database
+    path.parent.mkdir(parents=True)
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    other.execute("INSERT INTO notes (body) VALUES ('keep me')")
+    other.commit()
+    other.close()
+    _refused(tmp_path, path, "not a studyapp progress database", "another program")
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_another_application_id_is_left_alone(tmp_path):
+    path = location(tmp_path).database
+    path.parent.mkdir(parents=True)
+    other = sqlite3.connect(path)
+    other.execute("PRAGMA application_id = 1234")
+    other.execute("CREATE TABLE t (x)")
+    other.commit()
+    other.close()
+    _refused(tmp_path, path, "application id 0x4d2")
+
+
+def test_a_truncated_database_is_reported(tmp_path):
+    path = _existing(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    _refused(tmp_path, path, "damaged", "truncated", "move the file away")
+
+
+def test_a_corrupted_database_is_reported(tmp_path):
+    path = _existing(tmp_path)
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for offset in range(page * 2, min(len(data), page * 6), 7):  # scribble over a few pages
+        data[offset] = 0xA5
+    path.write_bytes(bytes(data))
+    _refused(tmp_path, path, "damaged", "Restore a backup")
+
+
+def test_a_newer_schema_is_left_untouched(tmp_path):
+    path = _existing(tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    _refused(tmp_path, path, "newer studyapp", "Upgrade studyapp")
+
+
+def test_a_read_only_database_is_reported(tmp_path, unprivileged):
+    path = _existing(tmp_path)
+    path.chmod(0o444)
+    try:
+        _refused(tmp_path, path, "read-only", "--home")
+    finally:
+        path.chmod(0o644)
+
+
+def test_a_read_only_home_folder_is_reported(tmp_path, unprivileged):
+    folder = tmp_path / "home" / "profiles"
+    folder.mkdir(parents=True)
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(StudyappError, match="read-only.*--home DIR or STUDYAPP_HOME"):
+            store_at(tmp_path)
+        assert list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_full_disk_loses_nothing_and_says_so(tmp_path):
+    store, clock = store_at(tmp_path)
+    plenty = replace(SETTINGS, new_per_day=1000)
+    session = _answer_some(store, clock, [deck("a", 1000)], [GOOD] * 5, settings=plenty)
+    # SQLite reports a full disk when the file may not grow: the same code path as ENOSPC.
+    pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
+    store.conn.execute(f"PRAGMA max_page_count = {pages}")
+    before = dump(store)
+    shown = session.next()
+    failed = None
+    for _ in range(300):
+        try:
+            session.answer(GOOD, duration_ms=1000)
+        except StudyappError as error:
+            failed = error
+            break
+        before = dump(store)
+        shown = session.next()
+    assert failed is not None and "disk holding" in failed.message and "full" in failed.message
+    assert dump(store) == before
+    assert session.next() == shown  # the same item, same buttons, still waiting for its answer
+    store.conn.execute(f"PRAGMA max_page_count = {pages * 100}")
+    session.answer(GOOD, duration_ms=1000)
+    assert store.integrity_check() == ["ok"]
+
+
+# ---------------------------------------------------------------- migrations
+
+
+def test_a_migration_backs_up_first_and_keeps_everything(tmp_path, monkeypatch):
+    path = _existing(tmp_path)
+    log_rows = sqlite3.connect(path).execute("SELECT count(*) FROM review_log").fetchone()[0]
+
+    def add_column(conn):
+        conn.execute("ALTER TABLE items ADD COLUMN note TEXT")
+
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setitem(schema.MIGRATIONS, SCHEMA_VERSION, add_column)
+    store, _ = store_at(tmp_path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    assert store.conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == log_rows
+    store.conn.execute("SELECT note FROM items LIMIT 1")
+    (backup,) = path.parent.glob(f"{path.name}.schema{SCHEMA_VERSION}-*.bak")
+    old = sqlite3.connect(backup)
+    assert old.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert old.execute("SELECT count(*) FROM review_log").fetchone()[0] == log_rows
+
+
+def test_a_failed_migration_changes_nothing(tmp_path, monkeypatch):
+    path = _existing(tmp_path)
+    items_before = sqlite3.connect(path).execute("SELECT * FROM items ORDER BY id").fetchall()
+
+    def broken(conn):
+        conn.execute("DELETE FROM items")
+        raise RuntimeError("bug in migration")
+
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setitem(schema.MIGRATIONS, SCHEMA_VERSION, broken)
+    with pytest.raises(StudyappError, match="left as it was"):
+        store_at(tmp_path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT * FROM items ORDER BY id").fetchall() == items_before
+
+
+# ---------------------------------------------------------------- two connections
+
+
+def test_two_windows_answering_the_same_item_chain_their_answers(tmp_path):
+    first, clock = store_at(tmp_path)
+    second = open_store(location(tmp_path), clock=clock)
+    decks = [deck("a", 1)]
+    one = ReviewSession(first, decks, clock=clock, settings=SETTINGS)
+    two = ReviewSession(second, decks, clock=clock, settings=SETTINGS)
+    assert one.next().key == two.next().key
+    one.answer(GOOD)
+    clock.advance(seconds=5)
+    two.answer(GOOD)  # computed from the state the first window left, not from a stale one
+    item = first.item("a/c000/main")
+    assert item.state.reps == 2
+    assert [e.rating for e in first.history(item.id)] == [GOOD, GOOD]
+    assert first.rebuild_states()[item.id] == item.state
+
+
+# ---------------------------------------------------------------- read-only figures for list and stats
+
+
+def test_list_counts_without_touching_a_missing_database(tmp_path):
+    from studyapp.store.summary import new_and_due
+
+    decks = [deck("a", 4), deck("b", [card("r", "reverse")])]
+    assert new_and_due(decks, location(tmp_path)) == {"a": (4, 0), "b": (2, 0)}
+    assert not (tmp_path / "home").exists()
+
+
+def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):
+    from studyapp.cli import main
+    from studyapp.core.catalog import discover
+
+    home = tmp_path / "home"
+    bundled = discover().decks
+    target = bundled[0]
+    store, clock = store_at(tmp_path)
+    # The learner's machine clock: today's figures are computed at the wall-clock time.
+    from studyapp.core.clock import SystemClock
+
+    clock.set(SystemClock().now_ms() - 3_600_000)
+    _answer_some(store, clock, [target], [AGAIN, GOOD, GOOD, EASY, HARD, GOOD])
+    store.close()
+    monkeypatch.delenv("STUDYAPP_DECKS", raising=False)
+    assert main(["stats", target.id, "--json", "--home", str(home)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert set(document) == {"reviews", "decks"}
+    (row,) = document["decks"]
+    assert set(row) == {"id", "items", "new", "learning", "review", "due", "reviews", "retention"}
+    assert row["id"] == target.id and row["items"] == len(target.items())
+    assert document["reviews"] == row["reviews"] == 6
+    assert row["retention"] == pytest.approx(5 / 6)
+    assert row["new"] + row["learning"] + row["review"] == row["items"]
+    assert main(["stats", "--home", str(home)]) == 0
+    table = capsys.readouterr().out
+    assert target.id in table and "RETENTION" in table and "83%" in table
