@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.catalog import Catalog, discover
+from ..core.catalog import Catalog, discover, load_paths
 from ..core.clock import Clock, SystemClock
 from ..core.models import Deck
 from ..core.problems import StudyappError
@@ -26,11 +26,14 @@ if TYPE_CHECKING:
 
 class Services:
     def __init__(self, location: Location, *, clock: Clock | None = None, deck_dirs: Sequence[str] | None = None,
-                 environ: dict | None = None) -> None:
+                 environ: dict | None = None, deck_paths: Sequence[Path] | None = None) -> None:
+        """``deck_dirs`` and ``environ`` as for ``discover`` (the bundled decks plus these); ``deck_paths``
+        instead loads exactly these files or folders (tests, benchmarks)."""
         self.location = location
         self.clock: Clock = clock or SystemClock()
         self._deck_dirs = list(deck_dirs or location.deck_dirs)
         self._environ = environ
+        self._deck_paths = list(deck_paths) if deck_paths is not None else None
         self._catalog: Catalog | None = None
         self._catalog_lock = threading.Lock()
         self.lock = threading.RLock()
@@ -43,7 +46,10 @@ class Services:
         """Every deck that loaded, plus what failed (blocking: call from a worker)."""
         with self._catalog_lock:
             if self._catalog is None:
-                self._catalog = discover(self._deck_dirs, self._environ)
+                if self._deck_paths is not None:
+                    self._catalog = load_paths(self._deck_paths)
+                else:
+                    self._catalog = discover(self._deck_dirs, self._environ)
             return self._catalog
 
     @property

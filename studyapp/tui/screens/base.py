@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from textual import events
 from textual.screen import ModalScreen, Screen
 
@@ -38,6 +40,10 @@ class _SizeGuard:
         if small:
             for notice in self.query(TooSmall):
                 notice.show_size(width, height)
+        if isinstance(self, AppScreen):
+            self.sync_bindings()
+        else:
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.too_small and action not in ALWAYS_ALLOWED:
@@ -48,6 +54,28 @@ class _SizeGuard:
 class AppScreen(_SizeGuard, Screen):
     """A full screen of the app."""
 
+    _binding_state: tuple | None = None
 
-class AppModal(_SizeGuard, ModalScreen):
+    def sync_bindings(self) -> None:
+        """Refresh the footer only when some key became available or unavailable.
+
+        ``refresh_bindings`` recomposes the footer every time (tens of milliseconds), which
+        would otherwise be paid on every card.
+        """
+        from textual.actions import parse
+
+        state = []
+        for binding in self.BINDINGS:
+            _, name, params = parse(binding.action)
+            state.append(bool(self.check_action(name, params)))
+        state_tuple = tuple(state)
+        if state_tuple != self._binding_state:
+            self._binding_state = state_tuple
+            self.refresh_bindings()
+
+
+ResultType = TypeVar("ResultType")
+
+
+class AppModal(_SizeGuard, ModalScreen[ResultType], Generic[ResultType]):
     """A dialog over a screen; its result goes back to the screen that opened it."""

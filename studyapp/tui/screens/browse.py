@@ -123,7 +123,7 @@ class BrowseScreen(AppScreen):
         else:
             self.query_one("#browse-card", Static).update("No card matches the search.")
             self.query_one("#browse-history", Static).update("")
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def _date(self, ms: int | None) -> str:
         if ms is None:
@@ -201,7 +201,7 @@ class BrowseScreen(AppScreen):
         return True
 
     def on_descendant_focus(self) -> None:
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def action_search(self) -> None:
         self.query_one("#browse-search", Input).focus()

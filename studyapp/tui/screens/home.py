@@ -99,7 +99,7 @@ class HomeScreen(AppScreen):
         self.query_one("#home-status", Static).update(
             f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · new {new} · learning {learning} · due {due}"
             "  ·  Enter studies the highlighted deck")
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def selected_deck(self) -> str | None:
         table = self.query_one("#deck-table", DataTable)

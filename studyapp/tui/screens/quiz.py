@@ -83,7 +83,7 @@ class QuizScreen(AppScreen):
         typed.disabled = question.kind != "typed"
         if question.kind == "typed":
             typed.focus()
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def _show_result(self) -> None:
         assert self.session is not None
@@ -94,7 +94,7 @@ class QuizScreen(AppScreen):
         typed = self.query_one("#quiz-input", Input)
         typed.disabled = True
         self.set_focus(None)
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def _finish(self) -> None:
         from .score import ScoreScreen

@@ -125,15 +125,18 @@ class ReviewScreen(AppScreen):
         empty = self.query_one("#review-empty", Static)
         empty.update(text + "\n\nPress q to go back.")
         empty.display = True
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def _draw(self, *, new_card: bool = False) -> None:
         shown = self.shown
         assert shown is not None and self.session is not None
         counts = shown.counts
-        mode = "Cram" if self.cram else "Review"
-        self.query_one("#review-title", Static).update(
-            f"{mode} · {self._deck_label()} · new {counts.new} · learning {counts.learning} · due {counts.review}")
+        if self.cram:
+            title = f"Cram · {self._deck_label()} · {counts.total} left · the schedule is not changed"
+        else:
+            title = (f"Review · {self._deck_label()} · new {counts.new} · learning {counts.learning} · "
+                     f"due {counts.review}")
+        self.query_one("#review-title", Static).update(title)
         view = self.query_one(CardView)
         view.display = True
         self.query_one("#review-empty").display = False
@@ -158,39 +161,42 @@ class ReviewScreen(AppScreen):
         else:
             labels = {rating: preview.label for rating, preview in shown.previews.items()}
             bar.show(labels, self.proposed, would_be=self.cram)
-        self.refresh_bindings()
+        self.sync_bindings()
 
     # ------------------------------------------------------------ keys
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Which keys the footer offers. Kept the same from card to card (a changing footer is
+        redrawn, which costs more than drawing the card); keys that do not apply to the card
+        on screen are ignored by their action instead."""
         if not super().check_action(action, parameters):
             return False
-        shown = self.shown
-        card = shown.item.card if shown is not None and shown.item is not None else None
-        typing = self.query_one("#review-typed", Input).display
-        if action in ("reveal", "flag", "source", "suspend"):
-            return card is not None and not typing
-        if action == "bury":
-            return shown is not None and not typing
-        if action == "grade":
-            return card is not None and not typing and (self.revealed or bool(render.options(card)))
-        if action == "choose":
-            return card is not None and not self.revealed and len(render.options(card)) >= int(parameters[0])
-        if action == "type_answer":
-            return card is not None and not self.revealed and not typing and card.type in TYPABLE
+        if action == "leave":
+            return True
         if action == "undo":
-            return self.session is not None and self.session.can_undo() and not typing
-        if action == "explain":
-            return card is not None and bool(card.explanation) and not typing
-        return True
+            return self.session is not None
+        if action == "bury":
+            return self.shown is not None
+        return self.shown is not None and self.shown.item is not None
+
+    def _typing(self) -> bool:
+        return self.query_one("#review-typed", Input).display
+
+    def _card(self) -> Card | None:
+        shown = self.shown
+        return shown.item.card if shown is not None and shown.item is not None else None
 
     def action_reveal(self) -> None:
+        if self._typing():
+            return
         if not self.revealed:
             self._reveal()
         else:
             self._answer(self.proposed or GOOD)
 
     def action_grade(self, rating: int) -> None:
+        if self._typing():
+            return
         if self.revealed:
             self._answer(int(rating))
         else:
@@ -207,11 +213,18 @@ class ReviewScreen(AppScreen):
         self._reveal()
 
     def action_type_answer(self) -> None:
+        card = self._card()
+        if card is None or self.revealed or self._typing():
+            return
+        if card.type not in TYPABLE:
+            self.notify("Pick an option by its number instead." if render.options(card)
+                        else "This card has no answer to type.", timeout=3)
+            return
         typed = self.query_one("#review-typed", Input)
         typed.value = ""
         typed.display = True
         typed.focus()
-        self.refresh_bindings()
+        self.sync_bindings()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -248,6 +261,9 @@ class ReviewScreen(AppScreen):
 
     def action_undo(self) -> None:
         assert self.session is not None
+        if not self.session.can_undo():
+            self.notify("Nothing to undo: this is the start of the session.", timeout=3)
+            return
         try:
             with self.services.lock:
                 again = self.session.undo()
@@ -274,10 +290,12 @@ class ReviewScreen(AppScreen):
         self._show(following)
 
     def action_bury(self) -> None:
-        self._hide("bury")
+        if self.shown is not None and not self._typing():
+            self._hide("bury")
 
     def action_suspend(self) -> None:
-        self._hide("suspend")
+        if self._card() is not None and not self._typing():
+            self._hide("suspend")
 
     def action_flag(self) -> None:
         from ..modals.flag_note import FlagNoteModal
@@ -317,6 +335,12 @@ class ReviewScreen(AppScreen):
         self.app.push_screen(SourceModal(deck.title, text, shown.item.card.source))
 
     def action_explain(self) -> None:
+        card = self._card()
+        if card is None:
+            return
+        if not card.explanation:
+            self.notify("This card has no explanation.", timeout=3)
+            return
         self.explanation = not self.explanation
         if self.explanation and not self.revealed:
             self.revealed = True
@@ -326,7 +350,7 @@ class ReviewScreen(AppScreen):
         typed = self.query_one("#review-typed", Input)
         if typed.display:
             self._close_typing()
-            self.refresh_bindings()
+            self.sync_bindings()
             return
         if self.session is not None and self.session.summary().reviewed:
             self._finish()

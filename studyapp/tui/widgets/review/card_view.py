@@ -59,7 +59,9 @@ class CardView(VerticalScroll):
         if check.display:
             check.update(self._check_text(face))
         explanation = self.query_one("#card-explanation", Static)
-        explanation.display = face.explanation and bool(card.explanation)
+        # A true/false card's explanation is its feedback: it comes with the answer.
+        wanted = face.explanation or (face.revealed and card.type == "truefalse")
+        explanation.display = wanted and bool(card.explanation)
         if explanation.display:
             explanation.update(render.plain(card.explanation))
         notes = self.query_one("#card-notes", Static)

@@ -1,0 +1,360 @@
+"""Pilot tests of the review screen: every key, every card type, the summary."""
+
+from __future__ import annotations
+
+from studyapp.tui.screens.review import ReviewScreen
+from studyapp.tui.screens.summary import SummaryScreen
+
+from tui_helpers import SIZE, screen_text, settle, wait_for, wait_for_text
+
+
+async def open_review(pilot):
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, ReviewScreen) and pilot.app.screen.shown is not None,
+                   "the first card")
+    await settle(pilot)
+    return pilot.app.screen
+
+
+def key_of(screen) -> str:
+    return screen.shown.key if screen.shown is not None else ""
+
+
+async def test_reveal_grade_and_space_after_reveal_means_good(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        assert key_of(screen) == "ui-sample/layer-count/main"
+        assert "Three layers" not in screen_text(app)
+        await pilot.press("space")
+        text = await wait_for_text(pilot, "Three layers")
+        # Every grade button shows the interval it will set.
+        for name in ("1 Again · 1m", "2 Hard · 6m", "3 Good · 10m", "4 Easy"):
+            assert name in text
+        await pilot.press("space")  # after the reveal: Good
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+        await pilot.press("enter", "1")  # Enter reveals too; 1 is Again
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/top-layer/forward", "the third card")
+        await pilot.press("space", "2")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/speed-cloze/c1", "the fourth card")
+        await pilot.press("space", "4")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/transaction-choice/main", "the fifth card")
+    assert harness.reviews() == [("ui-sample/layer-count/main", 3, "review"),
+                                 ("ui-sample/markup-literal/main", 1, "review"),
+                                 ("ui-sample/top-layer/forward", 2, "review"),
+                                 ("ui-sample/speed-cloze/c1", 4, "review")]
+
+
+async def test_grade_keys_do_nothing_before_the_reveal_on_a_basic_card(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("3", "4")
+        await pilot.pause()
+        assert not screen.revealed
+        assert key_of(screen) == "ui-sample/layer-count/main"
+    assert harness.reviews() == []
+
+
+async def test_undo_goes_back_several_levels(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        for _ in range(3):
+            before = key_of(screen)
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        assert len(harness.reviews()) == 3
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/top-layer/forward", "the third card again")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card again")
+        assert not screen.revealed
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/layer-count/main", "the first card again")
+        assert harness.reviews() == []
+        assert not screen.session.can_undo()  # back at the start of the session
+
+
+async def test_bury_and_suspend_take_the_card_away_and_undo_brings_it_back(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("minus")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the card after a bury")
+        await pilot.press("exclamation_mark")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/top-layer/forward", "the card after a suspend")
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").buried_day > 0
+            assert store.item("ui-sample/markup-literal/main").suspended
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the suspended card back")
+        with harness.store() as store:
+            assert not store.item("ui-sample/markup-literal/main").suspended
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/layer-count/main", "the buried card back")
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").buried_day == 0
+
+
+async def test_flag_with_a_note(harness):
+    from studyapp.tui.modals.flag_note import FlagNoteModal
+
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagNoteModal), "the flag dialog")
+        await pilot.press(*"typo in the answer", "enter")
+        await wait_for(pilot, lambda: app.screen is screen, "back to the review")
+        await wait_for_text(pilot, "flagged: typo in the answer")
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").flag_note == "typo in the answer"
+        # Escape cancels without changing the flag.
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagNoteModal), "the flag dialog again")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, "back to the review")
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").flag_note == "typo in the answer"
+
+
+async def test_source_opens_the_document_with_the_quote_highlighted(harness):
+    from studyapp.tui.modals.source import SourceModal
+
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SourceModal), "the source viewer")
+        modal = app.screen
+        assert modal.quote_lines == [0]  # the first line of the document body (front matter removed)
+        highlighted = [modal.content.plain[span.start:span.end] for span in modal.content.spans]
+        assert "The widget cache has three layers." in highlighted
+        await wait_for_text(pilot, "1 passage highlighted")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "back to the review")
+
+
+async def test_explanation_shows_on_e(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        assert "The document says" not in screen_text(app)
+        await pilot.press("e")
+        await wait_for_text(pilot, "The document says the widget cache has three layers.")
+        assert screen.revealed  # the explanation gives the answer away, so the answer shows too
+        await pilot.press("e")
+        await wait_for(pilot, lambda: "The document says" not in screen_text(app), "the explanation hidden")
+
+
+async def test_rich_markup_in_card_text_is_shown_literally(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("space", "3")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the markup card")
+        await pilot.press("space")
+        text = await wait_for_text(pilot, "[bold]bold[/bold] exactly as typed")
+        assert "What does [bold]bold[/bold] with [link=https://example.com]a link[/link] show?" in text
+
+
+async def test_cloze_hides_only_its_own_deletion_and_shows_the_hint(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        # Cram shows every item, siblings included, in bank order.
+        for _ in range(3):
+            before = key_of(screen)
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        assert key_of(screen) == "ui-sample/top-layer/backward"
+        text = screen_text(app)
+        assert "keeps compiled graphs" in text and "The top layer of the widget cache" not in text
+        await pilot.press("space")
+        await wait_for_text(pilot, "The top layer of the widget cache")
+        await pilot.press("3")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/speed-cloze/c1", "the first cloze")
+        assert "The [...] answers in under a millisecond." in screen_text(app)
+        await pilot.press("space", "3")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/speed-cloze/c2", "the second cloze")
+        assert "The scheduler answers in under a [unit of time]." in screen_text(app)
+        await pilot.press("space")
+        await wait_for_text(pilot, "The scheduler answers in under a millisecond.")
+    # Cram answers are logged as cram and leave the schedule alone.
+    assert {kind for _, _, kind in harness.reviews()} == {"cram"}
+    with harness.store() as store:
+        assert store.item("ui-sample/layer-count/main").state.state == "new"
+
+
+async def test_choice_card_number_keys_pick_an_option_and_propose_a_grade(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        while key_of(screen) != "ui-sample/transaction-choice/main":
+            before = key_of(screen)
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        text = screen_text(app)
+        for option in ("1. One", "2. Two", "3. None", "4. Three"):
+            assert option in text
+        await pilot.press("2")  # a wrong option
+        text = await wait_for_text(pilot, "Not quite")
+        assert "✓ 1. One" in text and "✗ 2. Two" in text
+        assert "the state and the log row share one transaction" in text  # the deck's feedback
+        assert screen.proposed == 1
+        await pilot.press("space")  # accepts the proposed Again
+        await wait_for(pilot, lambda: key_of(screen) != "ui-sample/transaction-choice/main", "the next card")
+    assert harness.reviews()[-1] == ("ui-sample/transaction-choice/main", 1, "cram")
+
+
+async def test_truefalse_card(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        while key_of(screen) != "ui-sample/layers-truefalse/main":
+            before = key_of(screen)
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        assert "1. True" in screen_text(app) and "2. False" in screen_text(app)
+        await pilot.press("2")  # False: right
+        text = await wait_for_text(pilot, "✓ Right")
+        assert "False: it has three layers." in text  # the explanation is the feedback
+        assert screen.proposed == 3
+        await pilot.press("1")  # the learner may still change the grade
+        await wait_for(pilot, lambda: key_of(screen) != "ui-sample/layers-truefalse/main", "the next card")
+    assert harness.reviews()[-1] == ("ui-sample/layers-truefalse/main", 1, "cram")
+
+
+async def test_typed_answer_is_checked_leniently_and_proposes_a_grade(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press(*"  THREE  ", "enter")  # case and spacing do not matter; "three" is accepted
+        text = await wait_for_text(pilot, "✓ Right")
+        assert "Expected:   Three layers" in text
+        assert screen.proposed == 3
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press(*"italic", "enter")
+        text = await wait_for_text(pilot, "✗ Not quite")
+        assert "Difference:" in text
+        assert screen.proposed == 1
+        await pilot.press("2")  # overrule the proposal
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/top-layer/forward", "the third card")
+    assert [r[1] for r in harness.reviews()] == [3, 2]
+
+
+async def test_escape_while_typing_closes_the_box_not_the_session(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press("q", "escape")  # q is typed into the box, escape closes it
+        await wait_for(pilot, lambda: not screen.query_one("#review-typed").display, "the box closed")
+        assert app.screen is screen and not screen.revealed
+
+
+async def test_session_summary_after_leaving(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        for rating in ("1", "3"):
+            before = key_of(screen)
+            harness.clock.advance(seconds=12)  # time spent on the card
+            await pilot.press("space", rating)
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary")
+        text = await wait_for_text(pilot, "Items reviewed")
+        assert "Items reviewed  2" in text
+        assert "Again           1 (50%)" in text
+        assert "Time spent      24 s" in text
+        assert "Next due        in 1 minute (08:27)" in text  # the Again card, one minute after the answer
+        await pilot.press("enter")
+        from studyapp.tui.screens.home import HomeScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "the home screen")
+
+
+async def test_nothing_due_says_so_and_when_the_next_item_is(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        while screen.shown is not None:
+            before = key_of(screen)
+            await pilot.press("space", "4")  # Easy: out of learning at once
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary at the end of the queue")
+    # A new session the same day: the siblings wait for tomorrow.
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.session is not None,
+                       "the session")
+        text = await wait_for_text(pilot, "Nothing is due in UI sample now.")
+        assert "The next item is due in 20 hours (tomorrow 04:00)" in text
+
+
+async def test_leaving_with_q_or_escape_and_nothing_answered_closes_the_session(harness):
+    for key in ("q", "escape"):
+        app = harness.app("home")
+        async with app.run_test(size=SIZE) as pilot:
+            from studyapp.tui.screens.home import HomeScreen
+
+            await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.loaded, "the decks")
+            await pilot.press("s")
+            await open_review(pilot)
+            await pilot.press(key)
+            await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), f"home after {key}")
+
+
+async def test_ctrl_c_quits_and_keeps_every_answer(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("space", "3")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+        await pilot.press("space")  # revealed, not graded
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert harness.reviews() == [("ui-sample/layer-count/main", 3, "review")]
+
+
+async def test_long_card_scrolls(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        while key_of(screen) != "ui-sample/long-card/main":
+            before = key_of(screen)
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        view = screen.query_one("#card-view")
+        await wait_for(pilot, lambda: view.max_scroll_y > 0, "a card taller than the screen")
+        assert "Line 30: the end" not in screen_text(app)
+        view.focus()
+        await pilot.press("end")
+        await wait_for_text(pilot, "Line 30: the end of the question.")
+
+
+async def test_chinese_text_wraps_without_loss(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=(60, 24)) as pilot:
+        screen = await open_review(pilot)
+        while key_of(screen) != "ui-sample/chinese-text/main":
+            before = key_of(screen)
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await pilot.press("space")
+        await settle(pilot)
+        text = screen_text(app)
+        joined = "".join(line.strip() for line in text.splitlines())
+        card = screen.shown.item.card
+        assert card.front in joined and card.back in joined
+        for line in text.splitlines():
+            from rich.cells import cell_len
+
+            assert cell_len(line) <= 60
