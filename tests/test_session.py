@@ -1,0 +1,341 @@
+"""The session API: queue order, daily limits, siblings, the actions, undo, cram, and figures."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from studyapp.core.clock import HOUR_MS, MINUTE_MS
+from studyapp.core.problems import StudyappError
+from studyapp.core.scheduler import AGAIN, EASY, GOOD, HARD, DeckLimits
+from studyapp.core.session import CRAM_QUEUE, LEARNING_QUEUE, NEW_QUEUE, REVIEW_QUEUE, ReviewSession
+
+from engine_support import SETTINGS, T0, card, deck, dump, store_at
+
+
+def session_for(tmp_path, decks, **settings):
+    store, clock = store_at(tmp_path)
+    return ReviewSession(store, decks, clock=clock, settings=replace(SETTINGS, **settings)), store, clock
+
+
+def next_morning(session, clock, hour: int = 9):
+    """Move the clock to ``hour`` on the next study day."""
+    days = session.scheduler.days
+    clock.set(days.start_ms(days.day_of(clock.now_ms()) + 1) + (hour - 4) * HOUR_MS)
+
+
+def answer_all(session, clock, rating=GOOD, limit=500) -> list[str]:
+    keys = []
+    for _ in range(limit):
+        shown = session.next()
+        if shown is None:
+            return keys
+        keys.append(shown.key)
+        session.answer(rating, duration_ms=1000)
+        clock.advance(seconds=30)
+    raise AssertionError("the queue did not end")
+
+
+# ---------------------------------------------------------------- the queue
+
+
+def test_new_items_come_in_bank_order(tmp_path):
+    decks = [deck("b", [card("z1"), card("a2"), card("m3")]), deck("a", [card("q1")])]
+    session, _, _ = session_for(tmp_path, decks)
+    assert [k for k, _ in session.upcoming()] == ["b/z1/main", "b/a2/main", "b/m3/main", "a/q1/main"]
+    assert {q for _, q in session.upcoming()} == {NEW_QUEUE}
+
+
+def test_learning_due_now_first_then_reviews_then_new(tmp_path):
+    session, store, clock = session_for(tmp_path, [deck("a", 12)], new_per_day=4)
+    for _ in range(4):  # four items graduate on Easy and come back as reviews
+        session.next()
+        session.answer(EASY)
+    next_morning(session, clock)
+    clock.advance(days=30)
+    fresh = ReviewSession(store, [deck("a", 12)], clock=clock, settings=replace(SETTINGS, new_per_day=4))
+    first = fresh.next()
+    assert first.queue == REVIEW_QUEUE
+    fresh.answer(AGAIN)  # now relearning, due in 10 minutes
+    clock.advance(minutes=11)
+    queues = [q for _, q in fresh.upcoming()]
+    assert queues[0] == LEARNING_QUEUE
+    assert queues[1:4] == [REVIEW_QUEUE] * 3
+    assert queues[4:] == [NEW_QUEUE] * 4
+    assert fresh.counts().review == 3 and fresh.counts().learning == 1 and fresh.counts().new == 4
+
+
+def test_learning_items_are_shown_early_only_when_nothing_else_is_left(tmp_path):
+    session, _, clock = session_for(tmp_path, [deck("a", 2)])
+    keys = [session.next().key]
+    session.answer(GOOD)  # due in 10 minutes
+    keys.append(session.next().key)
+    assert keys == ["a/c000/main", "a/c001/main"]
+    session.answer(GOOD)
+    clock.advance(minutes=1)
+    early = session.next()
+    assert early.key == "a/c000/main" and early.queue == LEARNING_QUEUE
+
+
+def test_daily_new_limit_overall_and_per_deck(tmp_path):
+    decks = [deck("a", 10), deck("b", 10)]
+    session, store, clock = session_for(tmp_path, decks, new_per_day=5,
+                                        deck_limits={"a": DeckLimits(new_per_day=2)})
+    introduced = [k for k in answer_all(session, clock, rating=EASY)]
+    assert [k.split("/")[0] for k in introduced] == ["a", "a", "b", "b", "b"]
+    next_morning(session, clock)
+    more = answer_all(session, clock, rating=EASY)
+    assert [k.split("/")[0] for k in more if k not in introduced] == ["a", "a", "b", "b", "b"]
+
+
+def test_daily_review_limit_overall_and_per_deck(tmp_path):
+    decks = [deck("a", 6), deck("b", 6)]
+    session, store, clock = session_for(tmp_path, decks, new_per_day=100, reviews_per_day=4,
+                                        deck_limits={"b": DeckLimits(reviews_per_day=1)})
+    answer_all(session, clock, rating=EASY)
+    clock.advance(days=60)
+    session = ReviewSession(store, decks, clock=clock, settings=session.settings)
+    reviewed = answer_all(session, clock, rating=GOOD)
+    by_deck = [k.split("/")[0] for k in reviewed]
+    assert by_deck.count("b") == 1 and len(by_deck) == 4
+
+
+def test_siblings_wait_for_the_next_day(tmp_path):
+    decks = [deck("a", [card("r", "reverse"), card("z", "cloze", clozes=3), card("p")])]
+    session, store, clock = session_for(tmp_path, decks)
+    upcoming = [k for k, _ in session.upcoming()]
+    assert upcoming == ["a/r/forward", "a/z/c1", "a/p/main"]
+    first_day = answer_all(session, clock, rating=EASY)
+    assert sorted(first_day) == sorted(upcoming)
+    next_morning(session, clock)
+    second_day = answer_all(session, clock, rating=EASY)
+    assert "a/r/backward" in second_day and "a/z/c2" in second_day and "a/z/c3" not in second_day
+
+
+def test_the_four_previews_are_computed_once_and_committed(tmp_path):
+    session, store, clock = session_for(tmp_path, [deck("a", 3)])
+    shown = session.next()
+    clock.advance(minutes=7)  # the learner thinks for a while
+    assert session.next() is shown
+    applied = session.answer(GOOD, duration_ms=420_000)
+    assert applied == shown.previews[GOOD]
+    assert store.item(shown.key).state == shown.previews[GOOD].after
+    assert store.item(shown.key).state.due_ms == T0 + 10 * MINUTE_MS
+
+
+def test_a_review_shows_exactly_the_interval_it_applies(tmp_path):
+    session, store, clock = session_for(tmp_path, [deck("a", 8)])
+    answer_all(session, clock, rating=EASY)
+    for day in range(40):
+        next_morning(session, clock)
+        while (shown := session.next()) is not None:
+            rating = (AGAIN, HARD, GOOD, EASY)[(day + shown.state.reps) % 4]
+            labels = {r: p.label for r, p in shown.previews.items()}
+            applied = session.answer(rating)
+            assert applied.label == labels[rating]
+            assert store.item(shown.key).state == applied.after
+            clock.advance(minutes=11)
+
+
+# ---------------------------------------------------------------- actions
+
+
+def test_bury_hides_until_the_rollover(tmp_path):
+    session, _, clock = session_for(tmp_path, [deck("a", 2)])
+    buried = session.next().key
+    session.bury()
+    assert buried not in [k for k, _ in session.upcoming()]
+    days = session.scheduler.days
+    clock.set(days.end_ms(days.day_of(clock.now_ms())) - MINUTE_MS)  # 03:59 the next night
+    assert buried not in [k for k, _ in session.upcoming()]
+    clock.advance(minutes=2)
+    assert buried in [k for k, _ in session.upcoming()]
+
+
+def test_suspend_and_unsuspend(tmp_path):
+    session, store, _ = session_for(tmp_path, [deck("a", 2)])
+    key = session.next().key
+    session.suspend()
+    assert store.item(key).suspended
+    assert key not in [k for k, _ in session.upcoming()]
+    session.unsuspend(key)
+    assert key in [k for k, _ in session.upcoming()]
+
+
+def test_flag_with_a_note(tmp_path):
+    session, store, _ = session_for(tmp_path, [deck("a", 2)])
+    shown = session.next()
+    session.flag("  answer looks wrong  ")
+    assert session.next().flag_note == "answer looks wrong"
+    assert [info.key for info in session.flagged()] == [shown.key]
+    assert store.item(shown.key).flag_note == "answer looks wrong"
+    session.flag("", key=shown.key)
+    assert session.flagged() == []
+
+
+def test_eight_lapses_make_a_leech_that_is_listed(tmp_path):
+    session, store, clock = session_for(tmp_path, [deck("a", 1)])
+    session.next()
+    session.answer(EASY)
+    for lapse in range(8):
+        next_morning(session, clock)
+        clock.advance(days=40)
+        shown = session.next()
+        assert shown.queue == REVIEW_QUEUE
+        session.answer(AGAIN)
+        clock.advance(minutes=10)
+        session.next()
+        session.answer(GOOD)
+    leeches = session.leeches()
+    assert [info.key for info in leeches] == ["a/c000/main"]
+    assert leeches[0].row.state.lapses == 8 and leeches[0].row.state.leech
+
+
+def test_undo_goes_back_to_the_start_exactly(tmp_path):
+    decks = [deck("a", [card("r", "reverse"), card("p"), card("q"), card("s")])]
+    session, store, clock = session_for(tmp_path, decks)
+    start = dump(store)
+    with pytest.raises(StudyappError, match="nothing to undo"):
+        session.undo()
+    states = []
+    shown = session.next()
+    states.append((dump(store), shown.key))
+    session.answer(GOOD, duration_ms=3000)
+    clock.advance(minutes=1)
+    shown = session.next()
+    states.append((dump(store), shown.key))
+    session.bury()
+    shown = session.next()
+    states.append((dump(store), shown.key))
+    session.flag("check this")
+    states.append((dump(store), shown.key))
+    session.suspend()
+    shown = session.next()
+    states.append((dump(store), shown.key))
+    session.answer(AGAIN, duration_ms=500)
+    clock.advance(minutes=5)
+    while states:
+        expected, key = states.pop()
+        again = session.undo()
+        assert dump(store) == expected
+        if again is not None:
+            assert again.key == key
+    assert dump(store) == start
+    assert not session.can_undo()
+    assert session.summary().reviewed == 0
+
+
+def test_undo_shows_the_item_again_with_its_state(tmp_path):
+    session, store, clock = session_for(tmp_path, [deck("a", 3)])
+    first = session.next()
+    session.answer(EASY)
+    again = session.undo()
+    assert again.key == first.key and again.state == first.state
+    assert session.next() is again
+    assert store.history(first.item_id) == []
+
+
+# ---------------------------------------------------------------- cram
+
+
+def test_cram_studies_ahead_without_changing_the_schedule(tmp_path):
+    decks = [deck("a", 4)]
+    session, store, clock = session_for(tmp_path, decks)
+    answer_all(session, clock, rating=EASY)  # all four now due in days
+    assert session.next() is None
+    items_before = dump(store)[0]
+    cram = ReviewSession(store, decks, clock=clock, settings=session.settings, cram=True)
+    seen = []
+    while (shown := cram.next()) is not None:
+        assert shown.queue == CRAM_QUEUE
+        seen.append(shown.key)
+        assert cram.answer(AGAIN if len(seen) == 1 else GOOD) is None
+    assert len(seen) == 5 and seen.count(seen[0]) == 2  # the failed one came back once
+    assert dump(store)[0] == items_before
+    kinds = [row[2] for row in dump(store)[1]]
+    assert kinds.count("cram") == 5
+    assert store.rebuild_states() == {k: v for k, v in store.stored_states().items() if v.reps}
+    cram.undo()
+    assert [row[2] for row in dump(store)[1]].count("cram") == 4
+
+
+# ---------------------------------------------------------------- when next, summaries, figures
+
+
+def test_next_due_time(tmp_path):
+    session, _, clock = session_for(tmp_path, [deck("a", 1)])
+    session.next()
+    session.answer(GOOD)
+    clock.advance(minutes=30)
+    shown = session.next()
+    session.answer(GOOD)  # graduates: due in days
+    assert session.next() is None
+    due = session.next_due_time()
+    days = session.scheduler.days
+    assert days.day_of(due) > days.day_of(clock.now_ms())
+    assert due == days.start_ms(days.day_of(due))  # available from the rollover on that day
+    assert shown.key == "a/c000/main"
+
+
+def test_next_due_time_is_tomorrow_when_only_new_items_wait(tmp_path):
+    session, _, clock = session_for(tmp_path, [deck("a", 5)], new_per_day=1)
+    session.next()
+    session.answer(EASY)
+    assert session.next() is None
+    days = session.scheduler.days
+    assert session.next_due_time() == days.start_ms(days.day_of(clock.now_ms()) + 1)
+
+
+def test_summary_counts_this_session(tmp_path):
+    session, _, clock = session_for(tmp_path, [deck("a", 4)])
+    for rating in (AGAIN, GOOD, GOOD, HARD):
+        session.next()
+        session.answer(rating, duration_ms=2000)
+    summary = session.summary()
+    assert summary.reviewed == 4 and summary.again == 1 and summary.again_share == 0.25
+    assert summary.time_ms == 8000 and summary.by_rating[GOOD] == 2
+    assert summary.next_due_ms is not None
+
+
+def test_figures_for_the_stats_screen(tmp_path):
+    decks = [deck("a", 6), deck("b", 3)]
+    session, store, clock = session_for(tmp_path, decks)
+    answer_all(session, clock, rating=EASY)
+    forecast = session.forecast(30)
+    assert len(forecast) == 30 and sum(d.count for d in forecast) == 9
+    assert forecast[0].count == 0
+    per_day = session.reviews_per_day(7)
+    assert len(per_day) == 7 and per_day[-1].count == 9 and per_day[-1].again == 0
+    clock.advance(days=20)
+    session = ReviewSession(store, decks, clock=clock, settings=session.settings)
+    lapsed = session.next().key
+    session.answer(AGAIN)
+    actual, target = session.retention(30)
+    assert actual == 0.0 and target == 0.9
+    progress = {p.deck_id: p for p in session.deck_progress()}
+    deck_id = lapsed.split("/")[0]
+    sizes = {"a": 6, "b": 3}
+    for p in progress.values():
+        assert p.items == sizes[p.deck_id] and p.new == 0
+        assert p.learning == (1 if p.deck_id == deck_id else 0)
+        assert p.review == sizes[p.deck_id] - p.learning
+        assert p.reviews == sizes[p.deck_id] + (1 if p.deck_id == deck_id else 0)
+    info = session.item_info("a/c000/main")
+    assert [e.rating for e in info.history][0] == EASY and info.retrievability is not None
+
+
+def test_unknown_deck_ids_are_a_usage_error(tmp_path):
+    store, clock = store_at(tmp_path)
+    with pytest.raises(StudyappError) as caught:
+        ReviewSession(store, [deck("a", 1)], clock=clock, deck_ids=["nope"])
+    assert caught.value.code == "usage" and "known decks: a" in caught.value.message
+
+
+def test_answering_with_nothing_shown_is_refused(tmp_path):
+    session, _, _ = session_for(tmp_path, [deck("a", 1)])
+    with pytest.raises(StudyappError, match="call next"):
+        session.answer(GOOD)
+    session.next()
+    with pytest.raises(StudyappError, match="not a grade"):
+        session.answer(0)
