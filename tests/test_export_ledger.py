@@ -178,7 +178,7 @@ def test_the_update_command_restamps_only_what_changed(tmp_path, capsys):
 # -- identities and content -----------------------------------------------------
 
 
-@given(st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True), st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True))
+@given(st.text(alphabet="abcxyz019-", min_size=1, max_size=30), st.text(alphabet="abcxyz019-", min_size=1, max_size=30))
 def test_guids_are_genankis_guid_for_the_ids(deck_id, card_id):
     assert note_guid(deck_id, card_id) == guid_for("studyapp", deck_id, card_id)
 
