@@ -73,12 +73,12 @@ class Services:
         return [known[deck_id] for deck_id in dict.fromkeys(deck_ids)]
 
     def load_warnings(self) -> list[str]:
-        """One line per deck file that did not load, naming its first error."""
+        """One line per deck file that did not load: its name, its first error, and what to run."""
         lines = []
         for result in self.catalog().broken_files:
             errors = [p for p in result.problems if p.is_error]
-            first = errors[0].format() if errors else str(result.path)
-            lines.append(f"{first}\ndeck {result.path} was not loaded; run 'studyapp check {result.path}'")
+            first = f" (line {errors[0].line}: {errors[0].message})" if errors else ""
+            lines.append(f"{result.path.name} was not loaded{first}; run 'studyapp check {result.path}'")
         return lines
 
     def seed_text(self, deck: Deck) -> str:

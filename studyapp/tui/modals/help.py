@@ -13,18 +13,20 @@ from ..screens.base import AppModal
 
 
 def screen_keys(screen: Screen) -> list[tuple[str, str, str]]:
-    """(binding id, keys, description) for the screen's and the app's bindings, in table order."""
+    """(binding id, keys, description) of every binding of the screen and the app, as remapped.
+
+    Keys that do not apply at this moment (a choice key on a typed question) are listed too:
+    the help is about the screen, not the instant. Textual's binding chain (pinned version)
+    is the one place that has the config's remaps applied.
+    """
     keys_by_id: dict[str, list[str]] = {}
-    for key, active in screen.active_bindings.items():
-        binding_id = active.binding.id
-        if binding_id in keymap.BY_ID:
-            display = screen.app.get_key_display(active.binding.__class__(key, active.binding.action))
-            keys_by_id.setdefault(binding_id, []).append(display)
-    prefixes = {spec.id.split(".")[0] for spec in keymap.SPECS if spec.id in keys_by_id}
-    rows = []
-    for spec in keymap.SPECS:
-        if spec.id in keys_by_id and spec.id.split(".")[0] in prefixes:
-            rows.append((spec.id, " / ".join(keys_by_id[spec.id]), spec.help))
+    for _, bindings in screen._modal_binding_chain:
+        for key, binding in bindings:
+            if binding.id in keymap.BY_ID:
+                display = screen.app.get_key_display(binding.__class__(key, binding.action))
+                if display not in keys_by_id.setdefault(binding.id, []):
+                    keys_by_id[binding.id].append(display)
+    rows = [(spec.id, " / ".join(keys_by_id[spec.id]), spec.help) for spec in keymap.SPECS if spec.id in keys_by_id]
     # App-wide keys last: they are the same everywhere.
     rows.sort(key=lambda row: row[0].startswith("app."))
     return rows

@@ -58,6 +58,8 @@ class QuestionView(VerticalScroll):
         feedback.display = True
         feedback.set_class(answer.correct, "-right")
         feedback.set_class(not answer.correct, "-wrong")
+        # A long question pushes the verdict below the fold: bring it into view.
+        self.call_after_refresh(feedback.scroll_visible, animate=False)
 
     def _show_options(self, question: QuizQuestion, answer: QuizAnswer | None) -> None:
         box = self.query_one("#quiz-options", Vertical)

@@ -70,6 +70,10 @@ class CardView(VerticalScroll):
             notes.update(render.plain(f"⚑ flagged: {face.flag_note or '(no note)'}", render.MUTED))
         if new_card:
             self.scroll_home(animate=False)
+        elif face.revealed:
+            # Bring the answer (or the check of a chosen option) into view below a long question.
+            target = answer if answer_visible else self.query_one("#card-options")
+            self.call_after_refresh(target.scroll_visible, animate=False, top=False)
 
     def _kind_line(self, face: Face) -> Content:
         card = face.item.card

@@ -1,0 +1,255 @@
+"""The app as a whole: help on every screen, remapped keys, the config file, a terminal that is
+too small, resizing, a database that is locked or not ours, Ctrl+C anywhere, import hygiene."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from studyapp.tui import keymap
+from studyapp.tui.modals.help import HelpModal
+from studyapp.tui.modals.problem import ProblemModal
+from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.screens.review import ReviewScreen
+
+from tui_helpers import SIZE, screen_text, wait_for, wait_for_text
+
+
+async def wait_home(pilot):
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.loaded, "the decks")
+
+
+# -- help ------------------------------------------------------------------------------------
+
+SCREENS = {"home": "b", "browse": "b", "stats": "t", "settings": "o"}
+
+
+@pytest.mark.parametrize("start, prefix", [("home", "home"), ("study", "review"), ("quiz", "quiz")])
+async def test_question_mark_lists_every_key_of_the_screen(harness, start, prefix):
+    app = harness.app(start, ["ui-sample"] if start != "home" else [], quiz_mode="choice", quiz_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        underneath = app.screen
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the help")
+        listed = {binding_id for binding_id, _, _ in app.screen.rows}
+        expected = {spec.id for spec in keymap.SPECS if spec.id.startswith(prefix + ".")}
+        assert expected <= listed, expected - listed
+        assert "app.help" in listed
+        text = screen_text(app)
+        assert keymap.BY_ID[f"{prefix}.leave" if prefix != "home" else "home.study"].help in text
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is underneath, "the help closed")
+
+
+@pytest.mark.parametrize("key, prefix", [("b", "browse"), ("t", "stats"), ("o", "settings")])
+async def test_help_on_the_other_screens(harness, key, prefix):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_home(pilot)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: not isinstance(app.screen, HomeScreen), "the screen")
+        await app.workers.wait_for_complete()
+        app.screen.set_focus(None)  # out of any text field, where ? would be typed
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the help")
+        listed = {binding_id for binding_id, _, _ in app.screen.rows}
+        assert {spec.id for spec in keymap.SPECS if spec.id.startswith(prefix + ".")} <= listed
+
+
+def test_every_binding_has_a_unique_id_and_help_text():
+    ids = [spec.id for spec in keymap.SPECS]
+    assert len(ids) == len(set(ids))
+    for spec in keymap.SPECS:
+        assert spec.id.count(".") == 1 and spec.help and spec.label
+
+
+def test_every_screen_and_modal_binding_comes_from_the_keymap():
+    """Each BINDINGS of the app is built from the table, so every binding has an id."""
+    import importlib
+    import pkgutil
+
+    import studyapp.tui.modals as modals
+    import studyapp.tui.screens as screens
+    from studyapp.tui.app import StudyApp
+
+    classes = [StudyApp]
+    for package in (screens, modals):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            classes += [obj for obj in vars(module).values() if isinstance(obj, type)
+                        and obj.__module__ == module.__name__ and "BINDINGS" in vars(obj)]
+    seen = 0
+    for cls in classes:
+        for binding in cls.BINDINGS:
+            assert binding.id in keymap.BY_ID, f"{cls.__name__}: {binding}"
+            seen += 1
+    assert seen >= len(keymap.SPECS) - 1
+
+
+# -- remapping -------------------------------------------------------------------------------
+
+async def test_config_remaps_keys_by_binding_id(harness):
+    config = '[keys]\n"review.reveal" = "x"\n"review.grade-good" = "j"\n'
+    app = harness.app("study", ["ui-sample"], config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
+        screen = app.screen
+        await pilot.press("space")
+        await pilot.pause()
+        assert not screen.revealed  # space is no longer bound
+        await pilot.press("x")
+        await wait_for(pilot, lambda: screen.revealed, "x reveals")
+        await pilot.press("j")
+        await wait_for(pilot, lambda: screen.shown.key == "ui-sample/markup-literal/main", "j grades Good")
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the help")
+        rows = {binding_id: keys for binding_id, keys, _ in app.screen.rows}
+        assert rows["review.reveal"] == "x" and rows["review.grade-good"] == "j"
+    assert harness.reviews() == [("ui-sample/layer-count/main", 3, "review")]
+
+
+def test_config_file_problems_are_warnings_naming_the_file(tmp_path):
+    from studyapp.tui.config import load_config
+
+    (tmp_path / "config.toml").write_text('theme = 3\n[keys]\n"review.revael" = "x"\n"review.undo" = ""\n',
+                                          encoding="utf-8")
+    config = load_config(tmp_path)
+    assert config.keys == {}
+    text = "\n".join(config.warnings)
+    assert str(tmp_path / "config.toml") in text
+    assert "did you mean 'review.reveal'?" in text
+    assert "theme must be a name" in text and "'review.undo' must be a key" in text
+    (tmp_path / "config.toml").write_text("theme = \n", encoding="utf-8")
+    assert "not valid TOML" in load_config(tmp_path).warnings[0]
+
+
+def test_saving_the_theme_keeps_the_rest_of_the_file(tmp_path):
+    from studyapp.tui.config import load_config, save_theme
+
+    (tmp_path / "config.toml").write_text('# mine\n[keys]\n"review.undo" = "z"\n', encoding="utf-8")
+    config = load_config(tmp_path)
+    save_theme(config, "nord")
+    again = load_config(tmp_path)
+    assert again.theme == "nord" and again.keys == {"review.undo": "z"} and not again.warnings
+    assert (tmp_path / "config.toml").read_text(encoding="utf-8").startswith("# mine\ntheme = \"nord\"\n[keys]")
+
+
+# -- terminal size ---------------------------------------------------------------------------
+
+async def test_a_terminal_too_small_says_so_and_recovers_on_resize(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
+        screen = app.screen
+        await pilot.resize_terminal(40, 10)
+        text = await wait_for_text(pilot, "The terminal is 40×10")
+        assert "How many layers" not in text  # the notice covers the card
+        await pilot.press("space", "3")  # keys do nothing while the card cannot be seen
+        await pilot.pause()
+        assert not screen.revealed and harness.reviews() == []
+        await pilot.resize_terminal(*SIZE)
+        await wait_for(pilot, lambda: "The terminal is" not in screen_text(app), "the card back")
+        await pilot.press("space")
+        await wait_for(pilot, lambda: screen.revealed, "keys work again")
+
+
+async def test_starting_in_a_tiny_terminal_does_not_crash(harness):
+    app = harness.app("home")
+    async with app.run_test(size=(20, 5)) as pilot:
+        await app.workers.wait_for_complete()
+        await wait_for(pilot, lambda: app.screen.too_small, "the too-small notice")
+        await pilot.resize_terminal(*SIZE)
+        await wait_home(pilot)
+        assert not app.screen.too_small
+
+
+async def test_resizing_keeps_the_card_and_rewraps_it(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
+        for width, height in ((60, 16), (140, 40), (72, 20)):
+            await pilot.resize_terminal(width, height)
+            text = await wait_for_text(pilot, "How many layers")
+            assert all(len(line) <= width for line in text.splitlines())
+
+
+# -- the database ----------------------------------------------------------------------------
+
+async def test_a_database_locked_by_another_copy_gives_a_clear_message(harness, monkeypatch):
+    from studyapp.store import schema
+
+    monkeypatch.setattr(schema, "BUSY_TIMEOUT_MS", 200)  # the real wait is 10 s
+    other = sqlite3.connect(harness.location.database, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        app = harness.app("study", ["ui-sample"])
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, ProblemModal), "the problem", turns=2000)
+            text = await wait_for_text(pilot, "studyapp cannot go on")
+            assert "another studyapp is writing to it" in text.replace("\n", " ") or "busy" in text
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+        assert app.return_code == 1
+        assert "busy" in app.error_message
+    finally:
+        other.rollback()
+        other.close()
+
+
+async def test_a_file_that_is_not_a_studyapp_database_gives_a_clear_message(harness):
+    harness.location.database.unlink()
+    harness.location.database.write_bytes(b"this is not a database at all" * 10)
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ProblemModal), "the problem")
+        await wait_for_text(pilot, "is not a studyapp progress database")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 1
+
+
+async def test_an_unknown_deck_id_is_a_usage_error(harness):
+    app = harness.app("study", ["no-such-deck"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ProblemModal), "the problem")
+        await wait_for_text(pilot, "unknown deck id 'no-such-deck'; known decks: ui-sample")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 2
+
+
+# -- Ctrl+C ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("where", ["home", "help", "quiz-typing", "flag-dialog"])
+async def test_ctrl_c_quits_from_anywhere(harness, where):
+    start = {"home": "home", "help": "home", "quiz-typing": "quiz", "flag-dialog": "study"}[where]
+    app = harness.app(start, ["ui-sample"] if start != "home" else [], quiz_mode="typed", quiz_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if where == "help":
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the help")
+        elif where == "quiz-typing":
+            await wait_for(pilot, lambda: app.screen.query_one("#quiz-input").has_focus, "the answer box")
+            await pilot.press("a", "b")
+        elif where == "flag-dialog":
+            await wait_for(pilot, lambda: app.screen.shown is not None, "a card")
+            await pilot.press("f")
+            await wait_for(pilot, lambda: app.screen.query_one("#flag-note").has_focus, "the flag note box")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+
+
+# -- import hygiene --------------------------------------------------------------------------
+
+def test_launch_module_does_not_import_textual_until_the_app_runs():
+    code = ("import sys\nimport studyapp.tui.launch\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

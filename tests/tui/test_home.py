@@ -1,0 +1,149 @@
+"""Pilot tests of the home screen: counts, every key, the command palette, no decks, a broken deck."""
+
+from __future__ import annotations
+
+import pytest
+
+from studyapp.tui.screens.browse import BrowseScreen
+from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.screens.quiz import QuizScreen
+from studyapp.tui.screens.review import ReviewScreen
+from studyapp.tui.screens.settings import SettingsScreen
+from studyapp.tui.screens.stats import StatsScreen
+
+from tui_helpers import DATA, SAMPLE_DECKS, SIZE, screen_text, wait_for, wait_for_text
+
+
+def two_decks(tmp_path):
+    """The sample deck and a second small one, in one folder."""
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    (folder / "ui-sample.yaml").write_text((SAMPLE_DECKS / "ui-sample.yaml").read_text(encoding="utf-8")
+                                           .replace("../seeds/ui-sample.md", str(DATA / "seeds" / "ui-sample.md")),
+                                           encoding="utf-8")
+    (folder / "second.yaml").write_text(
+        "schema: 1\nid: second\ntitle: Second deck\nseed: " + str(DATA / "seeds" / "ui-sample.md") + "\ncards:\n"
+        "  - {id: one, type: basic, front: What is fast?, back: The scheduler, "
+        "source: 'The scheduler answers in under a millisecond.'}\n", encoding="utf-8")
+    return folder
+
+
+async def open_home(pilot) -> HomeScreen:
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.loaded, "the decks")
+    await pilot.pause()
+    return pilot.app.screen
+
+
+async def test_home_lists_decks_with_counts_and_updates_after_a_review(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        home = await open_home(pilot)
+        assert [(r.deck_id, r.new, r.learning, r.due) for r in home.rows] == [("ui-sample", 10, 0, 0)]
+        text = screen_text(app)
+        assert "UI sample" in text and "0%" in text
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None,
+                       "the review")
+        await pilot.press("space", "1")  # Again: the item goes to learning
+        await wait_for(pilot, lambda: app.screen.shown.key == "ui-sample/markup-literal/main", "the next card")
+        await pilot.press("q")
+        await pilot.press("enter")  # from the summary back home
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        await wait_for(pilot, lambda: [(r.new, r.learning) for r in app.screen.rows] == [(9, 1)], "updated counts")
+        assert "10%" in await wait_for_text(pilot, "10%")
+
+
+@pytest.mark.parametrize("key, screen_type, check", [
+    ("s", ReviewScreen, lambda s: s.deck_ids == ("second",) and not s.cram),
+    ("a", ReviewScreen, lambda s: s.deck_ids == () and not s.cram),
+    ("c", ReviewScreen, lambda s: s.deck_ids == ("second",) and s.cram),
+    ("p", QuizScreen, lambda s: s.deck_ids == ("second",)),
+    ("b", BrowseScreen, lambda s: True),
+    ("t", StatsScreen, lambda s: True),
+    ("o", SettingsScreen, lambda s: True),
+])
+async def test_home_keys_open_their_screens_for_the_highlighted_deck(harness, tmp_path, key, screen_type, check):
+    app = harness.app("home", decks=[two_decks(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        home = await open_home(pilot)
+        assert [r.deck_id for r in home.rows] == ["second", "ui-sample"]
+        await pilot.press(key)
+        await wait_for(pilot, lambda: isinstance(app.screen, screen_type), screen_type.__name__)
+        assert check(app.screen)
+        await app.workers.wait_for_complete()
+
+
+async def test_down_then_enter_studies_the_second_deck(harness, tmp_path):
+    app = harness.app("home", decks=[two_decks(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await open_home(pilot)
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
+        assert app.screen.deck_ids == ("ui-sample",)
+        await app.workers.wait_for_complete()
+
+
+async def test_q_quits_from_home(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_home(pilot)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+
+
+async def test_command_palette_finds_a_deck_and_studies_it(harness, tmp_path):
+    from textual.command import CommandPalette
+
+    app = harness.app("home", decks=[two_decks(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await open_home(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
+        await pilot.press(*"quiz: ui")
+        await wait_for_text(pilot, "Practice quiz on ui-sample")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuizScreen), "the quiz")
+        assert app.screen.deck_ids == ("ui-sample",)
+        await app.workers.wait_for_complete()
+
+
+async def test_command_palette_offers_actions(harness):
+    from textual.command import CommandPalette
+
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_home(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
+        await pilot.press(*"statis")
+        await wait_for_text(pilot, "Forecast, reviews per day")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen), "the stats")
+        await app.workers.wait_for_complete()
+
+
+async def test_no_decks_says_what_to_do(harness, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    app = harness.app("home", decks=[empty])
+    async with app.run_test(size=SIZE) as pilot:
+        home = await open_home(pilot)
+        text = await wait_for_text(pilot, "No decks found.")
+        assert "--decks DIR" in text
+        # Nothing to study: the keys that need a deck do nothing.
+        await pilot.press("s", "p", "c")
+        await pilot.pause()
+        assert app.screen is home
+
+
+async def test_a_deck_that_failed_to_load_is_a_warning_and_the_others_work(harness, tmp_path):
+    folder = two_decks(tmp_path)
+    (folder / "broken.yaml").write_text("schema: 1\nid: broken\ncards: [\n", encoding="utf-8")
+    app = harness.app("home", decks=[folder])
+    async with app.run_test(size=SIZE) as pilot:
+        home = await open_home(pilot)
+        await wait_for_text(pilot, "⚠ broken.yaml was not loaded (line 4: YAML syntax error")
+        assert [r.deck_id for r in home.rows] == ["second", "ui-sample"]
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None,
+                       "a review of a deck that loaded")

@@ -1,0 +1,136 @@
+"""Pilot tests of the quiz: choice by number, true/false by t and f, typed answers with a diff
+and "I was right", the score screen, and a schedule left alone."""
+
+from __future__ import annotations
+
+from studyapp.tui.screens.quiz import QuizScreen
+from studyapp.tui.screens.score import ScoreScreen
+
+from tui_helpers import SIZE, screen_text, wait_for, wait_for_text
+
+
+async def open_quiz(pilot):
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, QuizScreen) and pilot.app.screen.session is not None,
+                   "the quiz")
+    await pilot.pause()
+    return pilot.app.screen
+
+
+async def test_choice_question_by_number_key(harness):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="choice", quiz_n=5, quiz_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        assert len(screen.session.questions) == 1
+        question = screen.session.current
+        text = await wait_for_text(pilot, "How many transactions does a review take?")
+        for number, option in enumerate(question.options, 1):
+            assert f"{number}. {option}" in text
+        wrong = next(i for i, o in enumerate(question.options) if o == "Two") + 1
+        await pilot.press(str(wrong))
+        text = await wait_for_text(pilot, "Not quite")
+        assert "the state and the log row share one transaction" in text  # the deck's feedback for "Two"
+        assert "✓" in text and "✗" in text
+        await pilot.press("space")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
+        text = await wait_for_text(pilot, "Quiz finished: 0 of 1 right")
+        assert "How many transactions does a review take?" in text  # listed to revisit
+        assert "You answered: Two" in text and "Answer:       One" in text
+    assert harness.reviews() == []  # a practice quiz leaves the schedule alone
+
+
+async def test_truefalse_by_t_and_f(harness):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_n=5, quiz_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        await wait_for_text(pilot, "The widget cache has two layers.")
+        await pilot.press("f")
+        text = await wait_for_text(pilot, "Right")
+        assert "The statement is False" in text
+        assert "False: it has three layers." in text
+        assert screen.session.score() == (1, 1)
+        await pilot.press("enter")
+        await wait_for_text(pilot, "Quiz finished: 1 of 1 right (100%)")
+        assert "No misses." in screen_text(app)
+
+
+async def test_t_answers_true(harness):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        await pilot.press("t")
+        await wait_for_text(pilot, "Not quite")
+        assert screen.session.answers[0].given == "True" and not screen.session.answers[0].correct
+
+
+async def test_typed_answers_lenient_with_a_diff_and_i_was_right(harness):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="typed", quiz_n=4, quiz_seed=3)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        typed = screen.query_one("#quiz-input")
+        answers = {"layer-count": "３", "markup-literal": "[bold]bold[/bold]", "long-card": "To test scrolling!",
+                   "chinese-text": "不知道"}
+        results = []
+        while screen.session.current is not None:
+            card = screen.session.current.card
+            await wait_for(pilot, lambda: typed.has_focus, "the answer box")
+            typed.value = answers[card.id]
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.answered, "the answer checked")
+            results.append((card.id, screen.session.answers[-1].correct))
+            text = await wait_for_text(pilot, "Expected:")
+            if card.id == "layer-count":
+                assert screen.session.answers[-1].correct  # full-width digit, "3" in the accept list
+            if card.id == "markup-literal":
+                assert not screen.session.answers[-1].correct
+                assert "Difference:" in text and "[bold]bold[/bold] exactly as typed" in text
+                await pilot.press("r")  # "I was right"
+                await wait_for_text(pilot, "Right (you overruled the check)")
+                assert screen.session.answers[-1].correct
+            await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
+        text = await wait_for_text(pilot, "Quiz finished: 3 of 4 right (75%)")
+        assert "不知道" in text  # the miss, listed to revisit
+    assert dict(results)["long-card"] is True  # punctuation does not matter
+    assert harness.reviews() == []
+
+
+async def test_leaving_a_quiz_midway_shows_the_score_so_far(harness):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="mixed", quiz_n=3, quiz_seed=5)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        question = screen.session.current
+        if question.kind == "typed":
+            screen.query_one("#quiz-input").value = "something"
+            await pilot.press("enter")
+        elif question.kind == "choice":
+            await pilot.press("1")
+        else:
+            await pilot.press("t")
+        await wait_for(pilot, lambda: screen.answered, "the first answer")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
+        assert "2 not answered" in await wait_for_text(pilot, "Quiz finished")
+
+
+async def test_keys_that_do_not_fit_the_question_do_nothing(harness):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        await pilot.press("1", "2", "r", "space")  # no options, nothing typed, nothing answered yet
+        await pilot.pause()
+        assert screen.session.answers == [] and not screen.answered
+
+
+async def test_a_deck_without_questions_of_the_mode_says_so(harness, tmp_path):
+    deck = tmp_path / "decks" / "only-cloze.yaml"
+    deck.parent.mkdir()
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "s.md").write_text("Alpha beta gamma.\n", encoding="utf-8")
+    deck.write_text("schema: 1\nid: only-cloze\ntitle: Only cloze\nseed: ../seeds/s.md\ncards:\n"
+                    "  - {id: c, type: cloze, text: 'Alpha {{c1::beta}} gamma.', source: 'Alpha beta gamma.'}\n",
+                    encoding="utf-8")
+    app = harness.app("quiz", ["only-cloze"], decks=[deck.parent], quiz_mode="typed")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_text(pilot, "These decks have no typed questions to quiz on.")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.is_running, "the app to close (opened by studyapp quiz)")
