@@ -56,8 +56,9 @@ SPECS: tuple[KeySpec, ...] = (
     _k("review.choose-6", "6", "choose(6)", "Option 6", "Option 6 of a choice card", show=False),
     _k("review.type-answer", "i", "type_answer", "Type", "Type the answer; it is checked and proposes a grade"),
     _k("review.undo", "u", "undo", "Undo", "Undo the last answer, bury, suspend or flag (several levels)"),
-    _k("review.bury", "minus", "bury", "Bury", "Bury the card until tomorrow"),
-    _k("review.suspend", "exclamation_mark", "suspend", "Suspend", "Suspend the card"),
+    # Bury and suspend stay out of the footer (as in Anki): there is room for what is used on every card.
+    _k("review.bury", "minus", "bury", "Bury", "Bury the card until tomorrow", show=False),
+    _k("review.suspend", "exclamation_mark", "suspend", "Suspend", "Suspend the card", show=False),
     _k("review.flag", "f", "flag", "Flag", "Flag the card with a note"),
     _k("review.source", "s", "source", "Source", "Open the source document at the quoted passage"),
     _k("review.explain", "e", "explain", "Explain", "Show the explanation"),

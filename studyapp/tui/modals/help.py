@@ -44,12 +44,12 @@ class HelpModal(AppModal):
         width = max((len(keys) for _, keys, _ in self.rows), default=4) + 2
         lines = [Content.assemble((keys.ljust(width), "bold $accent"), description)
                  for _, keys, description in self.rows]
-        with Vertical(classes="dialog"):
+        with Vertical(classes="dialog -tall"):
             yield Static(f"Keys: {self.screen_name}", classes="dialog-title", markup=False)
             with VerticalScroll(id="help-table"):
                 yield Static(Content("\n").join(lines), markup=False)
-            yield Static("Remap any key in <home>/config.toml under [keys], by binding id (see docs/app.md). "
-                         "Ctrl+P opens the command palette. Escape closes.", classes="dialog-hint", markup=False)
+            yield Static("Remap keys by binding id in config.toml [keys] (docs/app.md) · Ctrl+P: commands · "
+                         "Escape closes", classes="dialog-hint", markup=False)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -16,6 +16,8 @@ from .. import browse_query, keymap
 from ..widgets.cards import render
 from .base import AppScreen
 
+QUESTION_CELLS = 30
+DECK_CELLS = 12
 MAX_ROWS = 1000  # a DataTable of 100,000 rows is slow to fill and nobody scrolls it: refine the search
 RATING_NAMES = {0: "reset", 1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
 
@@ -44,8 +46,8 @@ class BrowseScreen(AppScreen):
 
     def compose(self) -> ComposeResult:
         yield Static("Browse", id="browse-title", markup=False)
-        yield Input(self.query_text, placeholder="Search: words, tag:NAME, deck:ID, is:due|new|suspended|leech…  "
-                    "(Enter searches; Escape goes to the list)", id="browse-search")
+        yield Input(self.query_text, placeholder="Search: words  tag:NAME  deck:ID  is:due|new|learning|suspended|leech"
+                    "|flagged  type:cloze  -word", id="browse-search")
         with Horizontal(id="browse-main"):
             yield DataTable(id="browse-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="browse-detail"):
@@ -56,8 +58,7 @@ class BrowseScreen(AppScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#browse-table", DataTable)
-        for label, key in (("Question", "question"), ("Deck", "deck"), ("Type", "type"), ("State", "state"),
-                           ("Due", "due"), ("Lapses", "lapses")):
+        for label, key in (("Question", "question"), ("Deck", "deck"), ("State", "state"), ("Due", "due")):
             table.add_column(label, key=key)
         table.focus()
         self.reload()
@@ -108,11 +109,14 @@ class BrowseScreen(AppScreen):
         self.shown_keys = []
         for item, row in found[:MAX_ROWS]:
             states = browse_query.item_states(row, self.today, self.end_of_today)
-            state = row.state.state + (" · suspended" if row.suspended else "") + (" · buried" if "buried" in states else "")
-            question = render.question(item.card, item.variant).plain.replace("\n", " ")
-            table.add_row(Text(question[:60]), Text(item.deck_id), Text(f"{item.card.type}"),
-                          Text(state), Text(self._date(row.state.due_ms) if not row.state.is_new else "new"),
-                          Text(str(row.state.lapses)), key=item.key)
+            state = "suspended" if row.suspended else "buried" if "buried" in states else row.state.state
+            question = Text(render.question(item.card, item.variant).plain.replace("\n", " "))
+            # Cells, not characters: a Chinese question is twice as wide as its length.
+            question.truncate(QUESTION_CELLS, overflow="ellipsis")
+            deck = Text(item.deck_id)
+            deck.truncate(DECK_CELLS, overflow="ellipsis")
+            table.add_row(question, deck, Text(state),
+                          Text(self._date(row.state.due_ms) if not row.state.is_new else "-"), key=item.key)
             self.shown_keys.append(item.key)
         more = f" (showing the first {MAX_ROWS}; narrow the search)" if len(found) > MAX_ROWS else ""
         problems = "  ·  " + "; ".join(query.problems) if query.problems else ""
@@ -160,6 +164,8 @@ class BrowseScreen(AppScreen):
             card = item.card
             lines += [Content.assemble(("Question  ", "bold"), render.question(card, item.variant)),
                       Content.assemble(("Answer    ", "bold"), render.answer(card, item.variant))]
+            variant = "" if item.variant == "main" else f" ({item.variant})"
+            lines.append(Content.assemble(("Type      ", "bold"), f"{card.type}{variant}"))
             if card.choices:
                 lines.append(Content.assemble(("Options   ", "bold"), render.plain(" | ".join(card.choices))))
             if card.tags:

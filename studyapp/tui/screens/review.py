@@ -365,8 +365,10 @@ class ReviewScreen(AppScreen):
         assert self.session is not None
         with self.services.lock:
             summary = self.session.summary()
+            # Items still waiting today (the session was left early): next_due_time only looks ahead.
+            left = self.session.counts().total
         self.app.switch_screen(SummaryScreen(summary, now_ms=self.services.clock.now_ms(),
-                                             zone=self.session.scheduler.days.zone, cram=self.cram))
+                                             zone=self.session.scheduler.days.zone, cram=self.cram, left_now=left))
 
     def on_grade_bar_graded(self, event: GradeBar.Graded) -> None:
         if self.revealed:

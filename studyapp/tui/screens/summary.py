@@ -19,8 +19,10 @@ class SummaryScreen(AppScreen):
     BINDINGS = keymap.bindings("summary")
     HELP_TITLE = "Session summary"
 
-    def __init__(self, summary: SessionSummary, *, now_ms: int, zone: tzinfo, cram: bool = False) -> None:
+    def __init__(self, summary: SessionSummary, *, now_ms: int, zone: tzinfo, cram: bool = False,
+                 left_now: int = 0) -> None:
         super().__init__()
+        self.left_now = left_now
         self.summary = summary
         self.now_ms = now_ms
         self.zone = zone
@@ -35,10 +37,15 @@ class SummaryScreen(AppScreen):
             ("Again", f"{s.again} ({share})"),
             ("Grades", f"Again {by.get(1, 0)} · Hard {by.get(2, 0)} · Good {by.get(3, 0)} · Easy {by.get(4, 0)}"),
             ("Time spent", duration(s.time_ms)),
-            ("Next due", when(s.next_due_ms, self.now_ms, self.zone)),
         ]
         if self.cram:
             rows.append(("Schedule", "unchanged (cram)"))
+            if self.left_now:
+                rows.append(("Left to cram", str(self.left_now)))
+        elif self.left_now:
+            rows.append(("Next due", f"now: {self.left_now} item{'s' if self.left_now != 1 else ''} left today"))
+        else:
+            rows.append(("Next due", when(s.next_due_ms, self.now_ms, self.zone)))
         width = max(len(label) for label, _ in rows) + 2
         body = Content("\n").join(Content.assemble((label.ljust(width), "bold"), value) for label, value in rows)
         yield Static("Session finished" if s.reviewed else "Session ended", id="summary-title", markup=False)

@@ -90,15 +90,13 @@ class CardView(VerticalScroll):
         if not options:
             return
         correct = render.correct_option(card)
-        lines = [render.option_line(i, text, revealed=face.revealed, correct=i == correct, chosen=i == face.chosen)
-                 for i, text in enumerate(options)]
-        if face.revealed and card.type == "choice":
-            # Why the other options are wrong, where the deck says; the chosen one first.
-            order = sorted(range(len(options)), key=lambda i: i != face.chosen)
-            for i in order:
-                why = card.feedback.get(options[i])
-                if why and i != correct:
-                    lines.append(Content.assemble(("   ", ""), (f"{i + 1}: ", "bold"), render.plain(why, render.MUTED)))
+        lines = []
+        for i, text in enumerate(options):
+            lines.append(render.option_line(i, text, revealed=face.revealed, correct=i == correct, chosen=i == face.chosen))
+            why = card.feedback.get(text) if face.revealed and card.type == "choice" and i != correct else None
+            if why:
+                # Why this option is wrong, where the deck says, right under it.
+                lines.append(Content.assemble("     ", render.plain(why, render.MUTED)))
         box.mount_all(Static(line, classes="option", markup=False) for line in lines)
 
     def _check_text(self, face: Face) -> Content:

@@ -36,7 +36,9 @@ class GradeBar(Horizontal):
             key = (keys or {}).get(rating, str(rating))
             when = labels.get(rating, "")
             prefix = "~" if would_be else ""
-            button.label = f"{key} {name} · {prefix}{when}" if when else f"{key} {name}"
+            label = f"{key} {name} · {prefix}{when}" if when else f"{key} {name}"
+            # The grade Space/Enter gives after a checked answer is marked, not only coloured.
+            button.label = f"▸ {label} ◂" if rating == proposed else label
             button.set_class(rating == proposed, "-proposed")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

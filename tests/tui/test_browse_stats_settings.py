@@ -1,0 +1,202 @@
+"""Pilot tests of browse (search, detail, history, suspend, source), stats and settings."""
+
+from __future__ import annotations
+
+from studyapp.core.session import ReviewSession
+from studyapp.tui.modals.source import SourceModal
+from studyapp.tui.screens.browse import BrowseScreen
+from studyapp.tui.screens.home import HomeScreen
+from studyapp.tui.screens.settings import SettingsScreen
+from studyapp.tui.screens.stats import StatsScreen
+
+from tui_helpers import SAMPLE_DECKS, SIZE, screen_text, wait_for, wait_for_text
+
+
+def answer(harness, ratings: dict[str, list[int]], *, days: int = 0) -> None:
+    """Give answers through the engine, as earlier sessions would have."""
+    from studyapp.core.catalog import load_paths
+
+    decks = load_paths([SAMPLE_DECKS]).decks
+    with harness.store() as store:
+        session = ReviewSession(store, decks, clock=harness.clock)
+        for _ in range(40):
+            shown = session.next()
+            if shown is None:
+                break
+            wanted = ratings.get(shown.key)
+            if not wanted:
+                session.bury()
+                continue
+            harness.clock.advance(seconds=5)
+            session.answer(wanted.pop(0), duration_ms=5000)
+        # The items skipped on the way were buried only to reach the wanted ones.
+        store.conn.execute("UPDATE items SET buried_day = 0")
+    harness.clock.advance(days=days)
+
+
+async def open_from_home(pilot, key: str, screen_type):
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.loaded, "the decks")
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, screen_type), screen_type.__name__)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return pilot.app.screen
+
+
+# -- browse ----------------------------------------------------------------------------------
+
+async def search(pilot, screen, text: str) -> None:
+    await pilot.press("slash")
+    field = screen.query_one("#browse-search")
+    await wait_for(pilot, lambda: field.has_focus, "the search box")
+    field.value = text
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_browse_searches_by_text_tag_deck_and_state(harness):
+    answer(harness, {"ui-sample/layer-count/main": [3]})
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "b", BrowseScreen)
+        assert len(screen.shown_keys) == 10
+        await search(pilot, screen, "widget cache")
+        assert screen.shown_keys == ["ui-sample/layer-count/main", "ui-sample/top-layer/forward",
+                                     "ui-sample/top-layer/backward", "ui-sample/layers-truefalse/main"]
+        await search(pilot, screen, "tag:markup")
+        assert screen.shown_keys == ["ui-sample/markup-literal/main"]
+        await search(pilot, screen, "is:learning")
+        assert screen.shown_keys == ["ui-sample/layer-count/main"]
+        await search(pilot, screen, "deck:ui-sample type:cloze")
+        assert screen.shown_keys == ["ui-sample/speed-cloze/c1", "ui-sample/speed-cloze/c2"]
+        await search(pilot, screen, "-is:new")
+        assert screen.shown_keys == ["ui-sample/layer-count/main"]
+        await search(pilot, screen, "is:sleepy")
+        assert "is:sleepy is not a state" in await wait_for_text(pilot, "is not a state")
+        await search(pilot, screen, "nothing-matches-this")
+        await wait_for_text(pilot, "No card matches the search.")
+
+
+async def test_browse_detail_shows_the_card_and_its_review_history(harness):
+    answer(harness, {"ui-sample/layer-count/main": [1, 3]})
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "b", BrowseScreen)
+        await wait_for_text(pilot, "History")
+        assert "How many layers does the widget cache have?" in str(screen.query_one("#browse-card").render())
+        history = str(screen.query_one("#browse-history").render())
+        assert "Again  new → learning  next 1m" in history
+        assert "Good   learning → learning  next 10m" in history
+        await pilot.press("down")
+        await wait_for(pilot, lambda: "not reviewed yet" in str(screen.query_one("#browse-history").render()),
+                       "the second card's empty history")
+
+
+async def test_browse_suspends_and_unsuspends(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "b", BrowseScreen)
+        await pilot.press("exclamation_mark")
+        await wait_for(pilot, lambda: "suspended" in str(screen.query_one("#browse-card").render()), "suspended")
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").suspended
+        await search(pilot, screen, "is:suspended")
+        assert screen.shown_keys == ["ui-sample/layer-count/main"]
+        screen.query_one("#browse-table").focus()
+        await pilot.press("exclamation_mark")
+        await wait_for(pilot, lambda: "suspended" not in str(screen.query_one("#browse-card").render()), "back")
+        with harness.store() as store:
+            assert not store.item("ui-sample/layer-count/main").suspended
+
+
+async def test_browse_jumps_to_the_source(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "b", BrowseScreen)
+        await search(pilot, screen, "long card")
+        screen.query_one("#browse-table").focus()
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, SourceModal), "the source")
+        assert app.screen.quotes == ("The long card exists to test scrolling.",)
+        await wait_for_text(pilot, "The long card exists to test scrolling.")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, "back to browse")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+
+
+# -- stats -----------------------------------------------------------------------------------
+
+async def test_stats_show_forecast_reviews_retention_decks_and_leeches(harness):
+    # Two days of answers: the first learns three cards (Easy), the second, 12 days on, reviews them.
+    answer(harness, {"ui-sample/layer-count/main": [4], "ui-sample/markup-literal/main": [4],
+                     "ui-sample/speed-cloze/c1": [4]}, days=12)
+    answer(harness, {"ui-sample/layer-count/main": [3], "ui-sample/markup-literal/main": [1],
+                     "ui-sample/speed-cloze/c1": [3]})
+    with harness.store() as store:  # make one a leech, as eight lapses would
+        store.conn.execute("UPDATE items SET leech = 1, lapses = 8 WHERE key = 'ui-sample/layer-count/main'")
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "t", StatsScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the figures")
+        forecast = screen.query_one("#chart-forecast")
+        reviews = screen.query_one("#chart-reviews")
+        assert sum(reviews.values) == 6 and reviews.values[-1] == 3 and reviews.values[-13] == 3
+        assert forecast.values[0] == 1  # the card answered Again is due again today
+        text = screen_text(app)
+        assert "Retention 66.7%" in text and "(target 90%" in text
+        assert "Last 30 days 6 answers, 1 Again" in text
+        screen.query_one("#stats-body").scroll_end(animate=False)
+        text = await wait_for_text(pilot, "8 lapses")
+        assert "How many layers does the widget cache have?" in text
+
+
+# -- settings --------------------------------------------------------------------------------
+
+async def test_settings_are_saved_and_take_effect_at_once(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the settings")
+        field = screen.query_one("#setting-new_per_day")
+        field.value = "3"
+        field.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.current.new_per_day == 3, "saved")
+        with harness.store() as store:
+            assert store.load_settings().new_per_day == 3
+        retention = screen.query_one("#setting-desired_retention")
+        retention.value = "1.5"
+        retention.focus()
+        await pilot.press("enter")
+        await wait_for_text(pilot, "desired retention 1.5 is out of range")
+        with harness.store() as store:
+            assert store.load_settings().desired_retention == 0.9
+        await pilot.press("escape")  # refused while a field is wrong
+        await pilot.pause()
+        assert app.screen is screen
+        retention.value = "0.85"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        # The new limit applies at once: a review now offers three new cards.
+        await wait_for(pilot, lambda: app.screen.loaded, "the decks")
+        await pilot.press("s")
+        from studyapp.tui.screens.review import ReviewScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None,
+                       "the review")
+        assert app.screen.shown.counts.new == 3
+        assert app.screen.session.settings.desired_retention == 0.85
+
+
+async def test_theme_is_applied_and_saved_in_the_config_file(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        select = screen.query_one("#setting-theme")
+        select.value = "nord"
+        await wait_for(pilot, lambda: app.theme == "nord", "the theme applied")
+        assert 'theme = "nord"' in (harness.home / "config.toml").read_text(encoding="utf-8")
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.theme == "nord", "the theme kept")
