@@ -270,9 +270,9 @@ class ReviewSession:
         today = days.day_of(now)
         end = days.end_ms(today)
         new_left, review_left = self._limits_left(days.start_ms(today))
-        learning = sum(self.store.count_capped(d, 1, now + self._learn_ahead_ms() + 1, today, 100_000)
-                       for d in self.deck_ids)
-        review = sum(self.store.count_capped(d, 2, end, today, review_left[d]) for d in self.deck_ids)
+        learning = sum(self.store.due_counts(self.deck_ids, 1, now + self._learn_ahead_ms() + 1, today).values())
+        # Capped per deck: counting stops at what today's limits would let through.
+        review = sum(min(n, review_left[d]) for d, n in self.store.due_counts(self.deck_ids, 2, end, today).items())
         new = sum(self.store.count_capped(d, 0, None, today, new_left[d]) for d in self.deck_ids)
         return Counts(new=min(new, new_left["*"]), learning=learning, review=min(review, review_left["*"]))
 
@@ -443,7 +443,7 @@ class ReviewSession:
             return out[:limit]
 
         new_left, review_left = self._limits_left(start)
-        batch = max(32, 2 * limit)
+        batch = limit + 8  # a few spare rows for the siblings filtered out
         allowed = [d for d in self.deck_ids if review_left[d] > 0]
         offset = 0
         while allowed and review_left["*"] > 0 and len(out) < limit:

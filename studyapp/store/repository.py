@@ -187,20 +187,26 @@ class Store:
         if not deck_ids or self.readonly:
             return
         with self.guarded():
-            existing = self._rows_for_decks(deck_ids)
+            # Only identity columns: opening a session on 100,000 items must stay quick.
+            existing: dict[str, tuple[int, int, int, int]] = {}
+            for deck_id in deck_ids:
+                for key, id_, revision, position, present in self.conn.execute(
+                        "SELECT key, id, revision, position, present FROM items WHERE deck_id = ?", (deck_id,)):
+                    existing[key] = (id_, revision, position, present)
             inserts, moves, gone, resets = [], [], [], []
             for key, (deck_id, card_id, variant, revision, position) in wanted.items():
-                row = existing.get(key)
-                if row is None:
+                found = existing.get(key)
+                if found is None:
                     inserts.append((key, deck_id, card_id, variant, revision, position, now))
                     continue
-                if row.revision != revision:
-                    resets.append((row, revision))
-                if row.position != position or not row.present:
-                    moves.append((position, row.id))
-            for key, row in existing.items():
-                if key not in wanted and row.present:
-                    gone.append((row.id,))
+                id_, stored_revision, stored_position, present = found
+                if stored_revision != revision:
+                    resets.append((id_, revision))
+                if stored_position != position or not present:
+                    moves.append((position, id_))
+            for key, (id_, _, _, present) in existing.items():
+                if key not in wanted and present:
+                    gone.append((id_,))
             if not (inserts or moves or gone or resets):
                 return
             with write(self.conn):
@@ -211,24 +217,16 @@ class Store:
                 self.conn.executemany("UPDATE items SET present = 0 WHERE id = ?", gone)
                 if resets:
                     scheduler = self.scheduler_id(self.load_settings())
-                    for row, revision in resets:
-                        self._reset(row, revision, now, scheduler)
+                    for item_id, revision in resets:
+                        self._reset(item_id, revision, now, scheduler)
 
-    def _reset(self, row: ItemRow, revision: int, now: int, scheduler_id: int) -> None:
-        current = self._item_by_id(row.id)
+    def _reset(self, item_id: int, revision: int, now: int, scheduler_id: int) -> None:
+        current = self._item_by_id(item_id)
         assert current is not None
         if current.state != NEW_STATE:
             self._append_log(current.id, "reset", 0, now, now, 0, current.state, NEW_STATE, scheduler_id)
         self.conn.execute(f"UPDATE items SET {_SET_STATE}, revision = ?, suspended = 0, buried_day = 0 "
-                          "WHERE id = ?", (*_state_values(NEW_STATE), revision, row.id))
-
-    def _rows_for_decks(self, deck_ids: Sequence[str]) -> dict[str, ItemRow]:
-        rows: dict[str, ItemRow] = {}
-        for deck_id in deck_ids:
-            for row in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE deck_id = ?", (deck_id,)):
-                item = _row_to_item(row)
-                rows[item.key] = item
-        return rows
+                          "WHERE id = ?", (*_state_values(NEW_STATE), revision, item_id))
 
     # -- reading items
 
@@ -297,20 +295,35 @@ class Store:
         """How many items of one deck wait in ``queue`` (due before ``before_ms``), counting at most ``cap``."""
         if cap <= 0:
             return 0
-        where, args = self._visible([deck_id], today)
+        index = "items_deck_new" if before_ms is None else "items_deck_due"
         due = "AND due_ms < ?" if before_ms is not None else ""
         due_args = [before_ms] if before_ms is not None else []
         with self.guarded():
             return self.conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM items WHERE queue = ? {due} AND {where} LIMIT ?)",
-                (queue, *due_args, *args, cap)).fetchone()[0]
+                f"SELECT count(*) FROM (SELECT 1 FROM items INDEXED BY {index} WHERE deck_id = ? AND queue = ? {due} "
+                "AND present = 1 AND suspended = 0 AND buried_day < ? LIMIT ?)",
+                (deck_id, queue, *due_args, today, cap)).fetchone()[0]
+
+    def due_counts(self, deck_ids: Sequence[str], queue: int, before_ms: int, today: int) -> dict[str, int]:
+        """Per deck: items of ``queue`` (learning or review) due before ``before_ms``, in one indexed query."""
+        if not deck_ids:
+            return {}
+        marks = ",".join("?" * len(deck_ids))
+        with self.guarded():
+            # One pass over the covering index, one range per deck: no table lookups.
+            rows = self.conn.execute(
+                f"SELECT deck_id, count(*) FROM items INDEXED BY items_deck_due WHERE deck_id IN ({marks}) "
+                "AND queue = ? AND due_ms < ? AND present = 1 AND suspended = 0 AND buried_day < ? GROUP BY deck_id",
+                (*deck_ids, queue, before_ms, today)).fetchall()
+        return dict(rows)
 
     def done_since(self, since_ms: int) -> dict[str, tuple[int, int]]:
         """Per deck: (new items introduced, review items answered) since ``since_ms`` (today's limits)."""
         with self.guarded():
             rows = self.conn.execute(
                 "SELECT i.deck_id, sum(r.state_before = 'new'), sum(r.state_before = 'review') "
-                "FROM review_log r JOIN items i ON i.id = r.item_id "
+                # CROSS JOIN keeps SQLite on the time index: today's rows, not every item's history.
+                "FROM review_log r CROSS JOIN items i ON i.id = r.item_id "
                 "WHERE r.time_ms >= ? AND r.kind = 'review' GROUP BY i.deck_id", (since_ms,)).fetchall()
         return {deck_id: (new or 0, reviews or 0) for deck_id, new, reviews in rows}
 
@@ -318,7 +331,7 @@ class Store:
         """Sibling key -> keys of the items reviewed since ``since_ms`` (siblings wait for tomorrow)."""
         with self.guarded():
             rows = self.conn.execute(
-                "SELECT DISTINCT i.deck_id, i.card_id, i.key FROM review_log r JOIN items i ON i.id = r.item_id "
+                "SELECT DISTINCT i.deck_id, i.card_id, i.key FROM review_log r CROSS JOIN items i ON i.id = r.item_id "
                 "WHERE r.time_ms >= ? AND r.kind = 'review'", (since_ms,)).fetchall()
         touched: dict[str, set[str]] = {}
         for deck_id, card_id, key in rows:
@@ -495,7 +508,7 @@ class Store:
         with self.guarded():
             return self.conn.execute(
                 f"SELECT r.time_ms, r.rating, r.duration_ms, r.state_before FROM review_log r "
-                f"JOIN items i ON i.id = r.item_id WHERE r.kind = 'review' AND r.time_ms >= ? AND r.time_ms < ? "
+                f"CROSS JOIN items i ON i.id = r.item_id WHERE r.kind = 'review' AND r.time_ms >= ? AND r.time_ms < ? "
                 f"AND i.deck_id IN ({marks}) ORDER BY r.time_ms", (from_ms, until_ms, *deck_ids)).fetchall()
 
     def cram_items(self, deck_ids: Sequence[str]) -> list[int]:

@@ -80,8 +80,11 @@ CREATE TABLE items (
     flagged_ms INTEGER,
     created_ms INTEGER NOT NULL
 );
+-- Queues: what is due across decks, earliest first; per-deck counts and new items in bank
+-- order read only these (covering) indexes.
 CREATE INDEX items_queue_due ON items (queue, due_ms);
-CREATE INDEX items_deck_queue ON items (deck_id, queue, position);
+CREATE INDEX items_deck_due ON items (deck_id, queue, due_ms, present, suspended, buried_day);
+CREATE INDEX items_deck_new ON items (deck_id, queue, position, present, suspended, buried_day);
 
 -- Append-only (an undo removes the row it added, nothing else changes a row).
 CREATE TABLE review_log (
