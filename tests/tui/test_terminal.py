@@ -1,0 +1,104 @@
+"""The app in a real terminal: tmux runs ``studyapp study <deck>`` with a fresh home; three cards
+are revealed and graded, the session is left, and ``studyapp stats --json`` counts 3 reviews.
+
+Needs tmux (``apt-get install tmux``; CI's .ci/run installs it). The test polls the screen for
+the text it expects, within a bounded time; it never waits a fixed time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DECK = "pytorch-mega-cache"
+WIDTH, HEIGHT = 100, 30
+
+
+class Tmux:
+    """One private tmux server (its own socket), so the learner's own tmux is never touched."""
+
+    def __init__(self) -> None:
+        self.socket = f"studyapp-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.target = "app"
+
+    def run(self, *args: str) -> str:
+        result = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30)
+        if result.returncode != 0:
+            raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr.strip()}")
+        return result.stdout
+
+    def start(self, command: str) -> None:
+        self.run("new-session", "-d", "-s", self.target, "-x", str(WIDTH), "-y", str(HEIGHT), command)
+        # Keep the pane after the program exits, to read its exit status.
+        self.run("set-option", "-t", self.target, "remain-on-exit", "on")
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.target)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.target, *keys)
+
+    def pane(self, fmt: str) -> str:
+        return self.run("display-message", "-p", "-t", self.target, fmt).strip()
+
+    def wait(self, condition, what: str, timeout: float = 60.0) -> str:
+        """Poll the screen until ``condition(text)`` holds; fail with the last screen if it never does."""
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if condition(text):
+                return text
+            time.sleep(0.05)  # between polls of the condition, not a wait for the app
+        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{text}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=30)
+
+
+def test_study_three_cards_in_a_real_terminal_then_stats_counts_them(tmp_path):
+    if shutil.which("tmux") is None:
+        pytest.fail("this test needs tmux: apt-get install tmux (CI's .ci/run installs it)")
+    home = tmp_path / "home"
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "STUDYAPP_HOME": str(home), "PYTHONPATH": str(ROOT),
+           "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    inner = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command = f"env -i {inner} {shlex.quote(sys.executable)} -m studyapp study {DECK}"
+    tmux = Tmux()
+    try:
+        tmux.start(command)
+        question = lambda text: "Space: show the answer" in text and "Again ·" not in text  # noqa: E731
+        tmux.wait(question, "the first card")
+        for number in range(1, 4):
+            tmux.keys("Space")
+            tmux.wait(lambda text: "1 Again ·" in text and "3 Good ·" in text, f"the answer of card {number}")
+            tmux.keys("3")
+            if number < 3:
+                tmux.wait(lambda text, n=number: question(text) and f"new {20 - n}" in text, f"card {number + 1}")
+        tmux.wait(lambda text: "new 17" in text or "learning 3" in text, "the counts after three answers")
+        tmux.keys("q")
+        summary = tmux.wait(lambda text: "Session finished" in text and "Items reviewed" in text, "the summary")
+        assert "Items reviewed  3" in summary
+        tmux.keys("q")
+        tmux.wait(lambda text: tmux.pane("#{pane_dead}") == "1", "studyapp to exit")
+        assert tmux.pane("#{pane_dead_status}") == "0"
+    finally:
+        tmux.close()
+    stats = subprocess.run([sys.executable, "-m", "studyapp", "stats", DECK, "--json"],
+                           env={**{k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")},
+                                "STUDYAPP_HOME": str(home), "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert stats.returncode == 0, stats.stderr
+    document = json.loads(stats.stdout)
+    assert document["reviews"] == 3
+    assert [deck["reviews"] for deck in document["decks"]] == [3]
