@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
@@ -31,7 +32,8 @@ class Start:
 
 
 class StudyApp(App[int]):
-    CSS_PATH = "app.tcss"
+    # Absolute, so that subclasses in other folders (tests, benchmarks) find it too.
+    CSS_PATH = Path(__file__).parent / "app.tcss"
     TITLE = "studyapp"
     BINDINGS = keymap.bindings("app")
     # The command palette finds decks and actions (see commands.py).

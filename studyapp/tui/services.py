@@ -26,15 +26,17 @@ if TYPE_CHECKING:
 
 class Services:
     def __init__(self, location: Location, *, clock: Clock | None = None, deck_dirs: Sequence[str] | None = None,
-                 environ: dict | None = None, deck_paths: Sequence[Path] | None = None) -> None:
+                 environ: dict | None = None, deck_paths: Sequence[Path] | None = None,
+                 catalog: Catalog | None = None) -> None:
         """``deck_dirs`` and ``environ`` as for ``discover`` (the bundled decks plus these); ``deck_paths``
-        instead loads exactly these files or folders (tests, benchmarks)."""
+        instead loads exactly these files or folders, and ``catalog`` uses decks already loaded
+        (tests, benchmarks)."""
         self.location = location
         self.clock: Clock = clock or SystemClock()
         self._deck_dirs = list(deck_dirs or location.deck_dirs)
         self._environ = environ
         self._deck_paths = list(deck_paths) if deck_paths is not None else None
-        self._catalog: Catalog | None = None
+        self._catalog: Catalog | None = catalog
         self._catalog_lock = threading.Lock()
         self.lock = threading.RLock()
         self._store: Store | None = None

@@ -253,3 +253,13 @@ def test_launch_module_does_not_import_textual_until_the_app_runs():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_docs_list_every_binding_id_with_its_default_keys():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "app.md").read_text(encoding="utf-8")
+    for spec in keymap.SPECS:
+        line = next((l for l in docs.splitlines() if f"`{spec.id}`" in l), None)
+        assert line is not None, f"docs/app.md does not list {spec.id}"
+        assert spec.help in line, f"docs/app.md describes {spec.id} differently from the keymap"

@@ -107,7 +107,16 @@ async def test_leaving_a_quiz_midway_shows_the_score_so_far(harness):
         else:
             await pilot.press("t")
         await wait_for(pilot, lambda: screen.answered, "the first answer")
+        from studyapp.tui.modals.confirm import ConfirmModal
+
+        await pilot.press("escape")  # asks first: an accidental Escape must not end the quiz
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        assert "Leave the quiz? 1 of 3 answered" in screen_text(app)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen, "back to the quiz")
         await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question again")
+        await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
         assert "2 not answered" in await wait_for_text(pilot, "Quiz finished")
 

@@ -146,7 +146,18 @@ class QuizScreen(AppScreen):
         self._show_result()
 
     def action_leave(self) -> None:
-        if self.session is not None and self.session.answers:
+        if self.session is not None and self.session.answers and not self.session.finished:
+            from ..modals.confirm import ConfirmModal
+
+            right, answered = self.session.score()
+            question = f"Leave the quiz? {answered} of {len(self.session.questions)} answered, {right} right."
+
+            def leave(yes: bool | None) -> None:
+                if yes:
+                    self._finish()
+
+            self.app.push_screen(ConfirmModal(question), leave)
+        elif self.session is not None and self.session.answers:
             self._finish()
         elif self.standalone:
             self.app.exit(0)

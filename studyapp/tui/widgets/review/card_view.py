@@ -85,8 +85,9 @@ class CardView(VerticalScroll):
         card = face.item.card
         options = render.options(card)
         box = self.query_one("#card-options", Vertical)
-        box.remove_children()
         box.display = bool(options)
+        if box.children:
+            box.remove_children()
         if not options:
             return
         correct = render.correct_option(card)
