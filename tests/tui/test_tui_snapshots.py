@@ -11,7 +11,7 @@ from studyapp.tui.screens.review import ReviewScreen
 
 from tui_helpers import SIZE, screen_text, wait_for
 
-from test_browse_stats_settings import answer
+from test_tui_browse_stats_settings import answer
 
 
 async def _ready(pilot) -> None:
