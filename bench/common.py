@@ -20,6 +20,28 @@ def median_seconds(function: Callable[[], object], repeat: int, setup: Callable[
     return statistics.median(times)
 
 
+def interleaved_medians(functions: dict[str, Callable[[], object]], repeat: int,
+                        setups: dict[str, Callable[[], object]] | None = None) -> dict[str, float]:
+    """Median seconds of each function, run in turn round after round (one warm-up round first).
+
+    On a shared machine a slow spell then slows a figure and its baseline alike, and the
+    ratio between them stays honest where back-to-back blocks of runs would skew it.
+    """
+    setups = setups or {}
+    times: dict[str, list[float]] = {name: [] for name in functions}
+    for round_ in range(repeat + 1):
+        for name, function in functions.items():
+            if name in setups:
+                setups[name]()
+            gc.collect()
+            start = time.perf_counter()
+            function()
+            elapsed = time.perf_counter() - start
+            if round_:
+                times[name].append(elapsed)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def row(figure: str, studyapp: float, baseline: float | None, unit: str, target: str = "", note: str = "") -> dict:
     ratio = (studyapp / baseline) if baseline else None
     return {"figure": figure, "studyapp": studyapp, "baseline": baseline, "ratio": ratio, "unit": unit,
