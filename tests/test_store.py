@@ -369,6 +369,18 @@ def test_list_counts_without_touching_a_missing_database(tmp_path):
     assert not (tmp_path / "home").exists()
 
 
+def test_list_counts_new_items_from_the_database(tmp_path):
+    from studyapp.store.summary import new_and_due
+
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 6), deck("b", 2)]
+    _answer_some(store, clock, decks, [GOOD, EASY, AGAIN])
+    store.close()
+    counts = new_and_due(decks, location(tmp_path))
+    assert counts["a"][0] == 3 and counts["b"] == (2, 0)
+    assert 0 <= counts["a"][1] <= 3
+
+
 def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):
     from studyapp.cli import main
     from studyapp.core.catalog import discover

@@ -243,8 +243,9 @@ class ReviewSession:
         """
         if not self._undo:
             raise StudyappError("nothing to undo: this is the start of the session")
-        entry = self._undo.pop()
+        entry = self._undo[-1]
         self.store.restore(entry.before, delete_log_id=entry.log_id)
+        self._undo.pop()
         if entry.cram_queue is not None:
             self._cram_queue = entry.cram_queue
         if entry.answer_index is not None:

@@ -412,17 +412,18 @@ class Store:
         return before
 
     def restore(self, row: ItemRow, *, delete_log_id: int | None = None) -> None:
-        """Put an item back exactly as ``row`` and, for an undone answer, remove its log row."""
+        """Undo: put an item's status back as in ``row``; for an answer (``delete_log_id``) also
+        its scheduling state, removing the log row the answer added."""
         with self.guarded(), write(self.conn):
             if delete_log_id is not None:
                 last = self.conn.execute("SELECT max(id) FROM review_log WHERE item_id = ?", (row.id,)).fetchone()[0]
                 if last != delete_log_id:
                     raise StudyappError("cannot undo: this item was answered again since (in another window?)")
                 self.conn.execute("DELETE FROM review_log WHERE id = ?", (delete_log_id,))
-            self.conn.execute(
-                f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ?, flag_note = ?, flagged_ms = ? "
-                "WHERE id = ?",
-                (*_state_values(row.state), int(row.suspended), row.buried_day, row.flag_note, row.flagged_ms, row.id))
+                self.conn.execute(f"UPDATE items SET {_SET_STATE} WHERE id = ?", (*_state_values(row.state), row.id))
+            # Status only otherwise: an answer given meanwhile elsewhere must not be overwritten.
+            self.conn.execute("UPDATE items SET suspended = ?, buried_day = ?, flag_note = ?, flagged_ms = ? "
+                              "WHERE id = ?", (int(row.suspended), row.buried_day, row.flag_note, row.flagged_ms, row.id))
 
     # -- the log
 
