@@ -1,0 +1,264 @@
+"""A learner's progress report, for whoever runs the onboarding.
+
+Mastery comes from the scheduler's memory state: an item is *mastered* when it is in the
+review state with an FSRS stability of at least 21 days, i.e. the scheduler expects the
+learner to still recall it three weeks after the last review with the desired retention
+(Anki calls cards with intervals of 21 days or more "mature"; this is the same bar, read
+from memory rather than from the interval). New, learning, relearning, suspended-but-weak
+items are not mastered. A deck's mastery is mastered items / items in the bank.
+
+The report is built by a pure function from the store's rows, so it can be checked
+against hand-computed figures on a scripted history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .. import __version__
+from ..core.curriculum import Curriculum
+from ..core.models import Deck
+
+REPORT_FORMAT = "studyapp-report"
+REPORT_VERSION = 1
+MASTERY_STABILITY_DAYS = 21.0
+MASTERY_RULE = (f"an item is mastered when it is in review with an FSRS stability of at least "
+                f"{MASTERY_STABILITY_DAYS:g} days")
+
+AGAIN = 1
+
+
+@dataclass(frozen=True)
+class ItemFacts:
+    """What the report needs of a stored item."""
+
+    key: str
+    deck_id: str
+    card_id: str
+    state: str
+    stability: float | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the report needs of a review-log row."""
+
+    key: str
+    deck_id: str
+    card_id: str
+    kind: str  # review | cram
+    rating: int
+    time_ms: int
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class ExamResult:
+    time_ms: int
+    deck_ids: tuple[str, ...]
+    seed: int
+    mode: str
+    questions: int
+    correct: int
+    pass_mark: float
+
+    @property
+    def score(self) -> float:
+        return self.correct / self.questions if self.questions else 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.score >= self.pass_mark
+
+
+def is_mastered(item: ItemFacts) -> bool:
+    return item.state == "review" and (item.stability or 0.0) >= MASTERY_STABILITY_DAYS
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _retention(answers: Sequence[Answer]) -> float | None:
+    reviews = [a for a in answers if a.kind == "review"]
+    if not reviews:
+        return None
+    return sum(1 for a in reviews if a.rating != AGAIN) / len(reviews)
+
+
+def streak(study_days: set[int], today: int) -> int:
+    """Consecutive study days with an answer, ending today (or yesterday: today is not over yet)."""
+    day = today if today in study_days else today - 1
+    count = 0
+    while day in study_days:
+        count += 1
+        day -= 1
+    return count
+
+
+def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFacts], answers: Iterable[Answer],
+                 exams: Iterable[ExamResult], curriculum: Curriculum | None, now_ms: int,
+                 day_of, date_of) -> dict:
+    """The report as a JSON-ready dict. ``day_of(ms)`` gives the study day; ``date_of(day)`` its date."""
+    deck_ids = {deck.id for deck in decks}
+    bank_keys = {deck.id: {item.key for item in deck.items()} for deck in decks}
+    all_bank_keys = set().union(*bank_keys.values()) if bank_keys else set()
+    mastered_keys = {i.key for i in items if i.key in all_bank_keys and is_mastered(i)}
+    answers = sorted((a for a in answers if a.deck_id in deck_ids and a.kind in ("review", "cram")),
+                     key=lambda a: a.time_ms)
+    today = day_of(now_ms)
+
+    deck_rows = []
+    for deck in decks:
+        deck_answers = [a for a in answers if a.deck_id == deck.id]
+        total = len(bank_keys[deck.id])
+        mastered = len(mastered_keys & bank_keys[deck.id])
+        deck_rows.append({
+            "id": deck.id, "title": deck.title, "items": total, "mastered": mastered,
+            "mastery": mastered / total if total else 0.0,
+            "reviews": sum(1 for a in deck_answers if a.kind == "review"),
+            "retention": _retention(deck_answers),
+            "time_ms": sum(a.duration_ms for a in deck_answers),
+            "last_studied_ms": deck_answers[-1].time_ms if deck_answers else None,
+        })
+    by_deck = {row["id"]: row for row in deck_rows}
+
+    started_ms = answers[0].time_ms if answers else None
+    track_rows = []
+    if curriculum:
+        for track in curriculum.tracks:
+            rows = [by_deck[d] for d in track.deck_ids if d in by_deck]
+            total = sum(r["items"] for r in rows)
+            mastered = sum(r["mastered"] for r in rows)
+            mastery = mastered / total if total else 0.0
+            deadline_day = (day_of(started_ms) + track.days) if (track.days and started_ms is not None) else None
+            track_started = any(r["reviews"] or r["time_ms"] for r in rows)
+            if total and mastery >= track.target:
+                status = "done"
+            elif deadline_day is not None and today > deadline_day:
+                status = "behind"
+            elif not track_started:
+                status = "not started"
+            else:
+                status = "on track"
+            track_rows.append({
+                "id": track.id, "title": track.title, "decks": list(track.deck_ids), "target": track.target,
+                "items": total, "mastered": mastered, "mastery": mastery, "status": status,
+                "days": track.days, "deadline": date_of(deadline_day).isoformat() if deadline_day is not None else None,
+                "after": list(track.after),
+            })
+
+    cards: dict[str, dict] = {}
+    for a in answers:
+        if a.kind != "review":
+            continue
+        key = f"{a.deck_id}/{a.card_id}"
+        card = cards.setdefault(key, {"key": key, "reviews": 0, "again": 0})
+        card["reviews"] += 1
+        card["again"] += a.rating == AGAIN
+
+    total_items = sum(r["items"] for r in deck_rows)
+    exam_rows = [{
+        "time_ms": e.time_ms, "date": iso(e.time_ms), "decks": list(e.deck_ids), "seed": e.seed, "mode": e.mode,
+        "questions": e.questions, "correct": e.correct, "score": e.score, "pass_mark": e.pass_mark, "passed": e.passed,
+    } for e in sorted(exams, key=lambda e: e.time_ms)]
+    return {
+        "format": REPORT_FORMAT,
+        "version": REPORT_VERSION,
+        "studyapp": __version__,
+        "profile": profile,
+        "generated_ms": now_ms,
+        "generated": iso(now_ms),
+        "mastery_rule": MASTERY_RULE,
+        "curriculum": curriculum.title if curriculum else None,
+        "totals": {
+            "items": total_items,
+            "mastered": len(mastered_keys),
+            "mastery": len(mastered_keys) / total_items if total_items else 0.0,
+            "reviews": sum(r["reviews"] for r in deck_rows),
+            "retention": _retention(answers),
+            "time_ms": sum(r["time_ms"] for r in deck_rows),
+            "streak_days": streak({day_of(a.time_ms) for a in answers}, today),
+            "started_ms": started_ms,
+            "last_studied_ms": answers[-1].time_ms if answers else None,
+        },
+        "decks": deck_rows,
+        "tracks": track_rows,
+        "next": next_step(track_rows, deck_rows),
+        "exams": exam_rows,
+        "cards": sorted(cards.values(), key=lambda c: c["key"]),
+    }
+
+
+def next_step(track_rows: list[dict], deck_rows: list[dict]) -> dict | None:
+    """What to study next: the least-mastered deck of the first unfinished track whose prerequisites are done."""
+    by_deck = {row["id"]: row for row in deck_rows}
+    done = {t["id"] for t in track_rows if t["status"] == "done"}
+    for track in track_rows:
+        if track["status"] == "done" or not set(track["after"]) <= done:
+            continue
+        candidates = [by_deck[d] for d in track["decks"] if d in by_deck]
+        if candidates:
+            deck = min(candidates, key=lambda r: (r["mastery"], track["decks"].index(r["id"])))
+            return {"track": track["id"], "deck": deck["id"], "title": deck["title"]}
+    if not track_rows and deck_rows:
+        deck = min(deck_rows, key=lambda r: r["mastery"])
+        return {"track": None, "deck": deck["id"], "title": deck["title"]}
+    return None
+
+
+# -- Markdown ---------------------------------------------------------------------------
+
+def percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def duration(ms: int) -> str:
+    minutes = round(ms / 60000)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def date_only(ms: int | None) -> str:
+    return (iso(ms) or "—")[:10]
+
+
+def to_markdown(report: dict) -> str:
+    t = report["totals"]
+    lines = [
+        f"# Progress report: {report['profile']}",
+        "",
+        f"Generated {report['generated']} by studyapp {report['studyapp']}."
+        + (f" Curriculum: {report['curriculum']}." if report.get("curriculum") else ""),
+        "",
+        f"- Mastery: {t['mastered']} of {t['items']} items ({percent(t['mastery'])}); {report['mastery_rule']}.",
+        f"- Reviews: {t['reviews']}, retention {percent(t['retention'])}, time spent {duration(t['time_ms'])}.",
+        f"- Streak: {t['streak_days']} day{'s' if t['streak_days'] != 1 else ''}; "
+        f"started {date_only(t['started_ms'])}, last studied {date_only(t['last_studied_ms'])}.",
+    ]
+    if report.get("next"):
+        lines.append(f"- Next: study **{report['next']['title']}** (`{report['next']['deck']}`).")
+    if report["tracks"]:
+        lines += ["", "## Tracks", "", "| track | decks | mastery | target | status | deadline |", "|---|---|---|---|---|---|"]
+        for track in report["tracks"]:
+            lines.append(f"| {track['title']} | {len(track['decks'])} | {percent(track['mastery'])} | "
+                         f"{percent(track['target'])} | {track['status']} | {track['deadline'] or '—'} |")
+    lines += ["", "## Decks", "", "| deck | items | mastered | mastery | reviews | retention | time | last studied |",
+              "|---|---|---|---|---|---|---|---|"]
+    for deck in report["decks"]:
+        lines.append(f"| {deck['id']} | {deck['items']} | {deck['mastered']} | {percent(deck['mastery'])} | "
+                     f"{deck['reviews']} | {percent(deck['retention'])} | {duration(deck['time_ms'])} | "
+                     f"{date_only(deck['last_studied_ms'])} |")
+    lines += ["", "## Exams", ""]
+    if report["exams"]:
+        lines += ["| date | decks | score | pass mark | result |", "|---|---|---|---|---|"]
+        for exam in report["exams"]:
+            lines.append(f"| {exam['date'][:10]} | {', '.join(exam['decks'])} | {exam['correct']}/{exam['questions']} "
+                         f"({percent(exam['score'])}) | {percent(exam['pass_mark'])} | "
+                         f"{'passed' if exam['passed'] else 'not passed'} |")
+    else:
+        lines.append("No exams taken yet.")
+    return "\n".join(lines) + "\n"
