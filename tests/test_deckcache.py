@@ -80,3 +80,30 @@ def test_discover_uses_the_cache_file(tmp_path):
     folder, cache_file = setup_folder(tmp_path)
     catalog = discover([str(folder)], environ={}, cache_file=cache_file)
     assert "d" in [d.id for d in catalog.decks] and cache_file.exists()
+
+
+def test_a_cached_deck_comes_back_field_for_field_with_its_positions(tmp_path):
+    import dataclasses
+    import gc
+
+    folder, cache_file = setup_folder(tmp_path)
+    (folder / "d.yaml").write_text(
+        DECK + "  - {id: b, type: choice, front: Which?, choices: [alpha, beta], answer: alpha,"
+        " feedback: {beta: no}, source: [alpha, beta], tags: [x, y], bogus: 1}\n", encoding="utf-8")
+    first = load_paths([folder], DeckCache(cache_file))
+    gc.disable()
+    try:
+        second = load_paths([folder], DeckCache(cache_file))
+        assert not gc.isenabled()  # the cache leaves the collector as it found it
+    finally:
+        gc.enable()
+    third = load_paths([folder], DeckCache(cache_file))
+    assert gc.isenabled()
+    for catalog in (second, third):
+        assert catalog.problems == first.problems and catalog.problems
+        [deck] = catalog.decks
+        assert deck.position == first.decks[0].position and deck.seed_path == first.decks[0].seed_path
+        for card, original in zip(deck.cards, first.decks[0].cards, strict=True):
+            for name in (f.name for f in dataclasses.fields(card)):
+                assert getattr(card, name) == getattr(original, name), name
+            assert card.field_positions and all(type(p).__name__ == "Position" for p in card.field_positions.values())
