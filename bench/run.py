@@ -3,6 +3,7 @@
     python bench/run.py            # the full run (under 15 minutes on 2 cores)
     python bench/run.py --quick    # a smoke run of a few seconds per module
     python bench/run.py --only load,cli
+    python bench/run.py --quick --only load --out /tmp/r.md --json /tmp/r.json
 
 Each bench_*.py module exposes run(quick) -> rows; a module that fails is reported in the
 results with its error rather than stopping the others.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib
+import json
 import os
 import platform
 import subprocess
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a smoke run: small sizes, few repeats")
     parser.add_argument("--only", default="", help="comma-separated modules: " + ",".join(MODULES))
     parser.add_argument("--out", default=str(HERE / "RESULTS.md"))
+    parser.add_argument("--json", default="", help="also write the rows and failures as JSON to this file")
     args = parser.parse_args(argv)
     chosen = [m for m in MODULES if not args.only or m in args.only.split(",")]
     rows: list[dict] = []
@@ -113,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     if notes.exists():
         out += [notes.read_text(encoding="utf-8").strip(), ""]
     Path(args.out).write_text("\n".join(out), encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"rows": rows, "failures": failures, "seconds": elapsed}, indent=1),
+                                   encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
     return 1 if failures else 0
 
