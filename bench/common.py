@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
 
 
@@ -46,3 +48,18 @@ def row(figure: str, studyapp: float, baseline: float | None, unit: str, target:
     ratio = (studyapp / baseline) if baseline else None
     return {"figure": figure, "studyapp": studyapp, "baseline": baseline, "ratio": ratio, "unit": unit,
             "target": target, "note": note}
+
+
+def command_env(home: Path, pycache: Path) -> dict[str, str]:
+    """The environment for timing a ``studyapp`` process as an installed one runs.
+
+    No STUDYAPP_* from the caller, a fresh home, and compiled bytecode kept in ``pycache``:
+    with PYTHONDONTWRITEBYTECODE set (as on these machines) every start of a fresh clone
+    would compile studyapp from source, which no installed copy does. Run each command
+    once before timing it, so that the timed runs find the bytecode written.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["STUDYAPP_HOME"] = str(home)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
