@@ -339,3 +339,18 @@ def test_answering_with_nothing_shown_is_refused(tmp_path):
     session.next()
     with pytest.raises(StudyappError, match="not a grade"):
         session.answer(0)
+
+
+def test_two_sessions_on_one_store_see_each_others_answers(tmp_path):
+    decks = [deck("a", 10)]
+    home, store, clock = session_for(tmp_path, decks, new_per_day=3)
+    other = ReviewSession(store, decks, clock=clock, settings=home.settings)
+    assert home.counts().new == 3 and other.counts().new == 3
+    for _ in range(2):
+        home.next()
+        home.answer(EASY)
+    assert other.counts().new == 1
+    assert len([k for k, q in other.upcoming() if q == NEW_QUEUE]) == 1
+    other.next()
+    other.answer(EASY)
+    assert home.next() is None and home.counts().new == 0

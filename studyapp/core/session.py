@@ -153,6 +153,7 @@ class ReviewSession:
         self._answers: list[tuple[int, int]] = []  # (rating, duration) per answer this session
         self.started_ms = self.clock.now_ms()
         self._cram_queue: list[int] = store.cram_items(self.deck_ids) if cram else []
+        self._today_cache: tuple[int, tuple[int, int], dict, dict] | None = None
 
     # ------------------------------------------------------------ the study loop
 
@@ -166,11 +167,13 @@ class ReviewSession:
         now = self.clock.now_ms()
         if self.cram:
             return self._next_cram(now)
-        picked = self._queue(1, now)
+        days = self.scheduler.days
+        limits = self._limits_left(days.start_ms(days.day_of(now)))  # shared by the pick and the counts
+        picked = self._queue(1, now, limits)
         if not picked:
             return None
         row, queue = picked[0]
-        self._current = self._show(row, queue, now, self.counts(now))
+        self._current = self._show(row, queue, now, self.counts(now, limits))
         return self._current
 
     def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
@@ -195,6 +198,8 @@ class ReviewSession:
             self._cram_queue.pop(0)
             if rating == AGAIN:
                 self._cram_queue.insert(min(CRAM_AGAIN_GAP, len(self._cram_queue)), shown.item_id)
+        if not self.cram:
+            self._remember_answer(before, now)
         self._undo.append(_Undo("answer", before, log_id=log_id, shown=shown, cram_queue=cram_before,
                                 answer_index=len(self._answers)))
         self._answers.append((rating, max(0, int(duration_ms))))
@@ -246,6 +251,7 @@ class ReviewSession:
         entry = self._undo[-1]
         self.store.restore(entry.before, delete_log_id=entry.log_id)
         self._undo.pop()
+        self._today_cache = None
         if entry.cram_queue is not None:
             self._cram_queue = entry.cram_queue
         if entry.answer_index is not None:
@@ -262,7 +268,8 @@ class ReviewSession:
 
     # ------------------------------------------------------------ what is left, what comes next
 
-    def counts(self, now_ms: int | None = None) -> Counts:
+    def counts(self, now_ms: int | None = None,
+               limits: tuple[dict[str, int], dict[str, int]] | None = None) -> Counts:
         """Items left today within the limits (siblings are not subtracted, as in Anki)."""
         if self.cram:
             return self._cram_counts()
@@ -270,11 +277,14 @@ class ReviewSession:
         days = self.scheduler.days
         today = days.day_of(now)
         end = days.end_ms(today)
-        new_left, review_left = self._limits_left(days.start_ms(today))
+        new_left, review_left = limits or self._limits_left(days.start_ms(today))
         learning = sum(self.store.due_counts(self.deck_ids, 1, now + self._learn_ahead_ms() + 1, today).values())
         # Capped per deck: counting stops at what today's limits would let through.
         review = sum(min(n, review_left[d]) for d, n in self.store.due_counts(self.deck_ids, 2, end, today).items())
-        new = sum(self.store.count_capped(d, 0, None, today, new_left[d]) for d in self.deck_ids)
+        if all(new_left[d] == new_left["*"] for d in self.deck_ids):  # no deck limit is tighter
+            new = self.store.count_capped(self.deck_ids, 0, None, today, new_left["*"])
+        else:
+            new = sum(self.store.count_capped(d, 0, None, today, new_left[d]) for d in self.deck_ids)
         return Counts(new=min(new, new_left["*"]), learning=learning, review=min(review, review_left["*"]))
 
     def upcoming(self, limit: int = 10_000) -> list[tuple[str, str]]:
@@ -405,9 +415,44 @@ class ReviewSession:
     def _learn_ahead_ms(self) -> int:
         return self.settings.learn_ahead_minutes * MINUTE_MS
 
+    def _today(self, day_start_ms: int) -> tuple[dict[str, tuple[int, int]], dict[str, set[str]]]:
+        """Today's answers: (new, review) done per deck, and keys reviewed per sibling group.
+
+        Kept in memory and updated as this session answers; read again from the log when
+        the day changes, after an undo, or when another process wrote (data_version).
+        """
+        version = self.store.data_version()
+        cached = self._today_cache
+        if cached is not None and cached[0] == day_start_ms and cached[1] == version:
+            return cached[2], cached[3]
+        done = self.store.done_since(day_start_ms)
+        reviewed = self.store.reviewed_since(day_start_ms)
+        self._today_cache = (day_start_ms, version, done, reviewed)
+        return done, reviewed
+
+    def _remember_answer(self, before: ItemRow, time_ms: int) -> None:
+        cached = self._today_cache
+        if cached is None:
+            return
+        day_start, _, done, reviewed = cached
+        days = self.scheduler.days
+        if days.start_ms(days.day_of(time_ms)) != day_start:
+            self._today_cache = None
+            return
+        new, review = done.get(before.deck_id, (0, 0))
+        done[before.deck_id] = (new + (before.state.state == "new"), review + (before.state.state == REVIEW))
+        reviewed.setdefault(before.sibling_key, set()).add(before.key)
+        # Still exact only if the one write since the last read was this answer, and no other
+        # connection committed meanwhile.
+        version = self.store.data_version()
+        if version == (cached[1][0], cached[1][1] + 1):
+            self._today_cache = (day_start, version, done, reviewed)
+        else:
+            self._today_cache = None
+
     def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
         """New and review items each deck (and "*", overall) may still show today."""
-        done = self.store.done_since(day_start_ms)
+        done, _ = self._today(day_start_ms)
         new_left = {"*": max(0, self.settings.new_per_day - sum(n for n, _ in done.values()))}
         review_left = {"*": max(0, self.settings.reviews_per_day - sum(r for _, r in done.values()))}
         for deck_id in self.deck_ids:
@@ -420,13 +465,14 @@ class ReviewSession:
             review_left[deck_id] = min(max(0, deck_review - review_done), review_left["*"])
         return new_left, review_left
 
-    def _queue(self, limit: int, now: int) -> list[tuple[ItemRow, str]]:
+    def _queue(self, limit: int, now: int,
+               limits: tuple[dict[str, int], dict[str, int]] | None = None) -> list[tuple[ItemRow, str]]:
         days = self.scheduler.days
         today = days.day_of(now)
         start, end = days.start_ms(today), days.end_ms(today)
         out: list[tuple[ItemRow, str]] = []
         taken: set[int] = set()
-        reviewed = self.store.reviewed_since(start)
+        _, reviewed = self._today(start)
         chosen: dict[str, set[str]] = {}
 
         def blocked(row: ItemRow) -> bool:
@@ -443,7 +489,7 @@ class ReviewSession:
         if len(out) >= limit:
             return out[:limit]
 
-        new_left, review_left = self._limits_left(start)
+        new_left, review_left = (dict(d) for d in limits) if limits else self._limits_left(start)
         batch = limit + 8  # a few spare rows for the siblings filtered out
         allowed = [d for d in self.deck_ids if review_left[d] > 0]
         offset = 0

@@ -106,6 +106,8 @@ class Store:
         self.clock = clock
         self.readonly = readonly
         self._scheduler_ids: dict[str, int] = {}
+        self._last_scheduler: tuple[Settings, int] | None = None
+        self.writes = 0
 
     # -- life cycle
 
@@ -140,22 +142,26 @@ class Store:
     def save_settings(self, settings: Settings) -> None:
         settings.validate()
         text = json.dumps(settings.to_dict(), sort_keys=True)
-        with self.guarded(), write(self.conn):
+        with self.guarded(), self._write():
             self.conn.execute("INSERT INTO settings (id, json, updated_ms) VALUES (1, ?, ?) "
                               "ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_ms = excluded.updated_ms",
                               (text, self.clock.now_ms()))
 
     def scheduler_id(self, settings: Settings) -> int:
         """The id of this scheduler version and parameter set (call inside a write transaction)."""
+        if self._last_scheduler is not None and self._last_scheduler[0] is settings:
+            return self._last_scheduler[1]
         params = json.dumps(settings.scheduler_params(), sort_keys=True)
         cached = self._scheduler_ids.get(params)
         if cached is not None:
+            self._last_scheduler = (settings, cached)
             return cached
         self.conn.execute("INSERT OR IGNORE INTO schedulers (version, params) VALUES (?, ?)",
                           (f"fsrs {FSRS_VERSION}", params))
         found = self.conn.execute("SELECT id FROM schedulers WHERE version = ? AND params = ?",
                                   (f"fsrs {FSRS_VERSION}", params)).fetchone()[0]
         self._scheduler_ids[params] = found
+        self._last_scheduler = (settings, found)
         return found
 
     def scheduler_settings(self, scheduler_id: int) -> Settings:
@@ -209,7 +215,7 @@ class Store:
                     gone.append((id_,))
             if not (inserts or moves or gone or resets):
                 return
-            with write(self.conn):
+            with self._write():
                 self.conn.executemany(
                     "INSERT INTO items (key, deck_id, card_id, variant, revision, position, created_ms) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING", inserts)
@@ -291,18 +297,23 @@ class Store:
                 "ORDER BY position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
         return [_row_to_item(r) for r in rows]
 
-    def count_capped(self, deck_id: str, queue: int, before_ms: int | None, today: int, cap: int) -> int:
-        """How many items of one deck wait in ``queue`` (due before ``before_ms``), counting at most ``cap``."""
+    def count_capped(self, deck_ids: str | Sequence[str], queue: int, before_ms: int | None, today: int,
+                     cap: int) -> int:
+        """How many items of the deck(s) wait in ``queue`` (due before ``before_ms``), counting at most ``cap``."""
         if cap <= 0:
             return 0
+        decks = [deck_ids] if isinstance(deck_ids, str) else list(deck_ids)
+        if not decks:
+            return 0
+        marks = ",".join("?" * len(decks))
         index = "items_deck_new" if before_ms is None else "items_deck_due"
         due = "AND due_ms < ?" if before_ms is not None else ""
         due_args = [before_ms] if before_ms is not None else []
         with self.guarded():
             return self.conn.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM items INDEXED BY {index} WHERE deck_id = ? AND queue = ? {due} "
-                "AND present = 1 AND suspended = 0 AND buried_day < ? LIMIT ?)",
-                (deck_id, queue, *due_args, today, cap)).fetchone()[0]
+                f"SELECT count(*) FROM (SELECT 1 FROM items INDEXED BY {index} WHERE deck_id IN ({marks}) "
+                f"AND queue = ? {due} AND present = 1 AND suspended = 0 AND buried_day < ? LIMIT ?)",
+                (*decks, queue, *due_args, today, cap)).fetchone()[0]
 
     def due_counts(self, deck_ids: Sequence[str], queue: int, before_ms: int, today: int) -> dict[str, int]:
         """Per deck: items of ``queue`` (learning or review) due before ``before_ms``, in one indexed query."""
@@ -316,6 +327,16 @@ class Store:
                 "AND queue = ? AND due_ms < ? AND present = 1 AND suspended = 0 AND buried_day < ? GROUP BY deck_id",
                 (*deck_ids, queue, before_ms, today)).fetchall()
         return dict(rows)
+
+    def data_version(self) -> tuple[int, int]:
+        """Changes whenever anything is committed: by another connection (SQLite's
+        data_version) or through this store (its own count of write transactions)."""
+        with self.guarded():
+            return self.conn.execute("PRAGMA data_version").fetchone()[0], self.writes
+
+    def _write(self):
+        self.writes += 1
+        return write(self.conn)
 
     def done_since(self, since_ms: int) -> dict[str, tuple[int, int]]:
         """Per deck: (new items introduced, review items answered) since ``since_ms`` (today's limits)."""
@@ -363,7 +384,7 @@ class Store:
         the same item chain their answers instead of one overwriting the other.
         Returns (log id, the row before, the preview applied).
         """
-        with self.guarded(), write(self.conn):
+        with self.guarded(), self._write():
             before = self._item_by_id(item_id)
             if before is None:
                 raise StudyappError(f"item {item_id} is not in {self.path}")
@@ -403,7 +424,7 @@ class Store:
         if flag_note is not ...:
             sets += ["flag_note = ?", "flagged_ms = ?"]
             args += [flag_note, flagged_ms if flag_note is not None else None]
-        with self.guarded(), write(self.conn):
+        with self.guarded(), self._write():
             before = self._item_by_id(item_id)
             if before is None:
                 raise StudyappError(f"item {item_id} is not in {self.path}")
@@ -414,7 +435,7 @@ class Store:
     def restore(self, row: ItemRow, *, delete_log_id: int | None = None) -> None:
         """Undo: put an item's status back as in ``row``; for an answer (``delete_log_id``) also
         its scheduling state, removing the log row the answer added."""
-        with self.guarded(), write(self.conn):
+        with self.guarded(), self._write():
             if delete_log_id is not None:
                 last = self.conn.execute("SELECT max(id) FROM review_log WHERE item_id = ?", (row.id,)).fetchone()[0]
                 if last != delete_log_id:
