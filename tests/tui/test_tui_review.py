@@ -5,7 +5,7 @@ from __future__ import annotations
 from studyapp.tui.screens.review import ReviewScreen
 from studyapp.tui.screens.summary import SummaryScreen
 
-from tui_helpers import SIZE, screen_text, settle, wait_for, wait_for_text
+from tui_helpers import SIZE, screen_text, settle, wait_for, wait_for_text, walk_to
 
 
 async def open_review(pilot):
@@ -190,10 +190,7 @@ async def test_choice_card_number_keys_pick_an_option_and_propose_a_grade(harnes
     app = harness.app("study", ["ui-sample"], cram=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
-        while key_of(screen) != "ui-sample/transaction-choice/main":
-            before = key_of(screen)
-            await pilot.press("space", "3")
-            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await walk_to(pilot, "ui-sample/transaction-choice/main")
         text = screen_text(app)
         for option in ("1. One", "2. Two", "3. None", "4. Three"):
             assert option in text
@@ -211,10 +208,7 @@ async def test_truefalse_card(harness):
     app = harness.app("study", ["ui-sample"], cram=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
-        while key_of(screen) != "ui-sample/layers-truefalse/main":
-            before = key_of(screen)
-            await pilot.press("space", "3")
-            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await walk_to(pilot, "ui-sample/layers-truefalse/main")
         assert "1. True" in screen_text(app) and "2. False" in screen_text(app)
         await pilot.press("2")  # False: right
         text = await wait_for_text(pilot, "✓ Right")
@@ -285,10 +279,9 @@ async def test_nothing_due_says_so_and_when_the_next_item_is(harness):
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
-        while screen.shown is not None:
-            before = key_of(screen)
-            await pilot.press("space", "4")  # Easy: out of learning at once
-            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        while isinstance(app.screen, ReviewScreen) and screen.shown is not None:
+            screen.action_reveal()
+            screen.action_grade(4)  # Easy: out of learning at once
         await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary at the end of the queue")
     # A new session the same day: the siblings wait for tomorrow.
     app = harness.app("study", ["ui-sample"])
@@ -328,10 +321,7 @@ async def test_long_card_scrolls(harness):
     app = harness.app("study", ["ui-sample"], cram=True)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
-        while key_of(screen) != "ui-sample/long-card/main":
-            before = key_of(screen)
-            await pilot.press("space", "3")
-            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await walk_to(pilot, "ui-sample/long-card/main")
         view = screen.query_one("#card-view")
         await wait_for(pilot, lambda: view.max_scroll_y > 0, "a card taller than the screen")
         assert "Line 30: the end" not in screen_text(app)
@@ -344,10 +334,7 @@ async def test_chinese_text_wraps_without_loss(harness):
     app = harness.app("study", ["ui-sample"], cram=True)
     async with app.run_test(size=(60, 24)) as pilot:
         screen = await open_review(pilot)
-        while key_of(screen) != "ui-sample/chinese-text/main":
-            before = key_of(screen)
-            await pilot.press("space", "3")
-            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        await walk_to(pilot, "ui-sample/chinese-text/main")
         await pilot.press("space")
         await settle(pilot)
         text = screen_text(app)

@@ -9,12 +9,17 @@ from __future__ import annotations
 from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.review import ReviewScreen
 
-from tui_helpers import SIZE, screen_text, wait_for
+from tui_helpers import SIZE, screen_text, wait_for, walk_to
 
 from test_tui_browse_stats_settings import answer
 
 
 async def _ready(pilot) -> None:
+    from textual.widgets import Input
+
+    # A blinking cursor would make the picture depend on the moment it is taken.
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
     await pilot.app.workers.wait_for_complete()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
@@ -30,11 +35,7 @@ def _card_ready(pilot):
 
 
 async def _to_card(pilot, key: str) -> None:
-    screen = pilot.app.screen
-    while screen.shown.key != key:
-        before = screen.shown.key
-        await pilot.press("space", "3")
-        await wait_for(pilot, lambda: screen.shown.key != before, "the next card")
+    await walk_to(pilot, key)
 
 
 def test_home(snap_compare, harness):

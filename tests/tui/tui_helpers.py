@@ -90,3 +90,19 @@ async def settle(pilot) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.wait_for_scheduled_animations()
     await pilot.pause()
+
+
+async def walk_to(pilot, key: str, grade: int = 3) -> None:
+    """Answer cards through the screen's own actions (faster than key presses) until ``key`` is shown.
+
+    For setting a scene; the keys themselves are tested where they are the subject.
+    """
+    screen = pilot.app.screen
+    for _ in range(100):
+        if screen.shown is not None and screen.shown.key == key:
+            await pilot.pause()
+            return
+        if not screen.revealed:
+            screen.action_reveal()
+        screen.action_grade(grade)
+    raise AssertionError(f"{key} never came up")

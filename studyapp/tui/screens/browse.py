@@ -34,6 +34,8 @@ def interval_text(interval: int) -> str:
 class BrowseScreen(AppScreen):
     BINDINGS = keymap.bindings("browse")
     HELP_TITLE = "Browse"
+    # The list has the keys; the search box takes focus only when asked (/).
+    AUTO_FOCUS = "#browse-table"
 
     def __init__(self, query: str = "") -> None:
         super().__init__()
