@@ -131,3 +131,16 @@ def test_fields_for_is_note_fields_with_the_title_escaped(tmp_path, document):
     deck = tricky_deck(tmp_path)
     for card in deck.cards:
         assert fields_for(card, deck.id, plain(document)) == note_fields(card, deck, document)
+
+
+def test_a_tag_with_a_space_is_refused_naming_the_card(tmp_path):
+    from studyapp.core.models import Position
+    from studyapp.core.problems import StudyappError
+
+    card = Card(id="spaced", type="basic", source=("s",), front="f", back="b", tags=("two words",),
+                position=Position(7, 5))
+    deck = Deck("d", "D", tmp_path / "d.yaml", tmp_path / "s.md", (card,))
+    with pytest.raises(StudyappError) as raised:
+        plan_export([deck], Stamper([], Ledger(), NOW))
+    message = raised.value.format()
+    assert message.startswith(f"{tmp_path / 'd.yaml'}:7:5: error:") and "'two words'" in message and "spaced" in message

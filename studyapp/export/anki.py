@@ -81,6 +81,16 @@ class LedgerNote(genanki.Note):
         self.on_written = on_written
 
     @property
+    def tags(self) -> list[str]:
+        return self._tags
+
+    @tags.setter
+    def tags(self, value) -> None:
+        # genanki checks every tag of every note for spaces; plan_export checks each
+        # distinct tag list once (fields.DeckTags), and the deck loader refuses them.
+        self._tags = list(value)
+
+    @property
     def cards(self) -> list[genanki.Card]:
         return [genanki.Card(card_ord) for card_ord in self.model.card_ords(self.fields)]
 
@@ -94,12 +104,14 @@ class LedgerNote(genanki.Note):
         deprecated built-in models (every note here has one of ours). Its cards are
         worked out as genanki does, with what is fixed per note type computed once.
         """
-        self._check_number_model_fields_matches_num_fields()
+        model, fields, mtime = self.model, self.fields, self.mtime
+        if len(fields) != len(model.fields):
+            self._check_number_model_fields_matches_num_fields()  # raises genanki's own error
         note_id = next(id_gen)
-        cursor.execute(_INSERT_NOTE, (note_id, self.guid, self.model.model_id, self.mtime, -1, self._format_tags(),
-                                      self._format_fields(), self.sort_field, 0, 0, ""))
-        for card_ord in self.model.card_ords(self.fields):
-            cursor.execute(_INSERT_CARD, (next(id_gen), note_id, deck_id, card_ord, self.mtime, -1, 0, 0, self.due,
+        cursor.execute(_INSERT_NOTE, (note_id, self.guid, model.model_id, mtime, -1, f" {' '.join(self._tags)} ",
+                                      "\x1f".join(fields), self.sort_field, 0, 0, ""))
+        for card_ord in model.card_ords(fields):
+            cursor.execute(_INSERT_CARD, (next(id_gen), note_id, deck_id, card_ord, mtime, -1, 0, 0, self.due,
                                           0, 0, 0, 0, 0, 0, 0, 0, ""))
         if self.on_written is not None:
             self.on_written()

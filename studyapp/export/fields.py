@@ -18,6 +18,7 @@ import yaml
 from genanki.util import BASE91_TABLE
 
 from ..core.models import CLOZE_RE, Card, Deck
+from ..core.problems import StudyappError
 from .notetypes import FIELDS
 
 # Entities Anki shows as the character but does not parse as its own syntax.
@@ -170,7 +171,14 @@ class DeckTags:
         key = (tuple(card.tags), card.type)
         tags = self.known.get(key)
         if tags is None:
-            tags = self.known[key] = tuple(note_tags(card, self.deck))
+            tags = tuple(note_tags(card, self.deck))
+            for tag in tags:
+                if any(ch.isspace() for ch in tag):
+                    # Anki splits tags at spaces: "a b" would come back as two tags.
+                    raise StudyappError(
+                        f"tag {tag!r} of card '{card.id}' contains a space, which Anki would split; use hyphens", path=self.deck.path, line=card.position.line, column=card.position.column,
+                        code="export")
+            self.known[key] = tags
         return list(tags)
 
 
