@@ -1,7 +1,7 @@
 """Durability: answers survive a killed process, and two processes can answer at once.
 
-The worker processes are forked from the test process (studyapp already imported), so
-each run starts in milliseconds. A worker answers reviews as fast as it can and reports
+The worker processes come from a multiprocessing fork server that has studyapp imported
+(forked from a clean, single-threaded process, so each run starts in milliseconds). A worker answers reviews as fast as it can and reports
 each answer on a pipe only after ``answer`` returned; the test kills it with SIGKILL after
 a random number of reports (the worker is then somewhere in its next answer). No sleeps:
 the test waits on the pipe.
@@ -28,7 +28,7 @@ PLENTY = replace(SETTINGS, new_per_day=100_000, reviews_per_day=100_000, learn_a
 RUNS = 50
 
 
-def _worker(home, start_ms: int, step_ms: int, seed: int, limit: int, out_fd: int) -> None:
+def _worker(home, start_ms: int, step_ms: int, seed: int, limit: int, out) -> None:
     """Answer reviews until ``limit`` answers or death; report 'key time' after each answer returned."""
     code = 0
     try:
@@ -36,30 +36,66 @@ def _worker(home, start_ms: int, step_ms: int, seed: int, limit: int, out_fd: in
         store = open_store(location(home), clock=clock)
         session = ReviewSession(store, DECKS, clock=clock, settings=PLENTY)
         rng = random.Random(seed)
-        os.write(out_fd, b"ready\n")
+        out.send("ready")
         for _ in range(limit):
             shown = session.next()
             if shown is None:
                 clock.advance(ms=DAY_MS)
                 continue
             session.answer(rng.choice(RATINGS), duration_ms=rng.randrange(500, 9000))
-            os.write(out_fd, f"{shown.key} {clock.now_ms()}\n".encode())
+            out.send(f"{shown.key} {clock.now_ms()}")
             clock.advance(ms=step_ms)
         store.close()
     except BaseException as error:  # reported to the test, which fails on it
-        os.write(out_fd, f"ERROR {type(error).__name__}: {error}\n".encode())
+        out.send(f"ERROR {type(error).__name__}: {error}")
         code = 1
     finally:
+        out.close()
         os._exit(code)
 
 
+_CONTEXT = None
+
+
+def _context():
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = multiprocessing.get_context("forkserver")
+        _CONTEXT.set_forkserver_preload(["studyapp.store", "studyapp.core.session", "engine_support",
+                                         "test_durability"])
+    return _CONTEXT
+
+
+class _Reports:
+    """The lines a worker sent, read as they come; ends when the worker's end is closed."""
+
+    def __init__(self, connection) -> None:
+        self.connection = connection
+
+    def readline(self) -> str:
+        try:
+            return self.connection.recv()
+        except (EOFError, OSError):
+            return ""
+
+    def __iter__(self):
+        while line := self.readline():
+            yield line
+
+    def read(self) -> list[str]:
+        return list(self)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 def _start(home, start_ms, step_ms, seed, limit):
-    read_fd, write_fd = os.pipe()
-    process = multiprocessing.get_context("fork").Process(
-        target=_worker, args=(home, start_ms, step_ms, seed, limit, write_fd), daemon=True)
+    context = _context()
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_worker, args=(home, start_ms, step_ms, seed, limit, sender), daemon=True)
     process.start()
-    os.close(write_fd)
-    return process, os.fdopen(read_fd, "r")
+    sender.close()
+    return process, _Reports(receiver)
 
 
 def _check(home, reported: Counter, *, replay: bool = True) -> None:
@@ -84,7 +120,7 @@ def test_answers_survive_sigkill_at_random_moments(tmp_path):
     reported: Counter = Counter()
     for run in range(RUNS):
         process, reports = _start(tmp_path, T0 + run * DAY_MS // 4, 20_000, run, limit=400)
-        assert reports.readline() == "ready\n"
+        assert reports.readline() == "ready"
         for _ in range(rng.randrange(0, 12)):
             line = reports.readline()
             assert line and not line.startswith("ERROR"), line
@@ -93,11 +129,10 @@ def test_answers_survive_sigkill_at_random_moments(tmp_path):
         os.kill(process.pid, signal.SIGKILL)
         process.join()
         assert process.exitcode == -signal.SIGKILL
-        for line in reports:  # written before the kill, not read yet
+        for line in reports:  # sent before the kill, not read yet
             assert not line.startswith("ERROR"), line
-            if line.endswith("\n"):
-                key, time_ms = line.split()
-                reported[key, int(time_ms)] += 1
+            key, time_ms = line.split()
+            reported[key, int(time_ms)] += 1
         reports.close()
         # Replaying the whole log each time would dominate the run time: every tenth run.
         _check(tmp_path, reported, replay=run % 10 == 9)
@@ -110,7 +145,7 @@ def test_two_processes_answering_at_once_lose_nothing(tmp_path):
     workers = [_start(tmp_path, T0 + n, 20_000, n, limit=per_process) for n in range(2)]
     reported: Counter = Counter()
     for process, reports in workers:
-        lines = reports.read().splitlines()
+        lines = reports.read()
         reports.close()
         process.join()
         errors = [line for line in lines if line.startswith("ERROR")]

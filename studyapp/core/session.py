@@ -146,7 +146,7 @@ class ReviewSession:
         self.decks = all_decks
         self.deck_ids = [deck.id for deck in all_decks]
         self.cram = cram
-        self._items: dict[str, Item] = {item.key: item for deck in all_decks for item in deck.items()}
+        self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
         store.sync(all_decks)
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
@@ -380,8 +380,19 @@ class ReviewSession:
     # ------------------------------------------------------------ internals
 
     def _info(self, row: ItemRow) -> ItemInfo:
-        return ItemInfo(row.key, self._items.get(row.key), row, self.store.history(row.id),
+        return ItemInfo(row.key, self._item(row), row, self.store.history(row.id),
                         self.scheduler.retrievability(row.state, self.clock.now_ms()))
+
+    def _item(self, row: ItemRow) -> Item | None:
+        """The deck content of a stored item (None if its card left the deck)."""
+        cards = self._cards.get(row.deck_id)
+        if cards is None:
+            deck = next((d for d in self.decks if d.id == row.deck_id), None)
+            cards = self._cards[row.deck_id] = {c.id: c for c in deck.cards} if deck else {}
+        card = cards.get(row.card_id)
+        if card is None or row.variant not in card.variants():
+            return None
+        return Item(row.deck_id, card, row.variant)
 
     def _require_shown(self) -> ShownItem:
         if self._current is None:
@@ -402,7 +413,7 @@ class ReviewSession:
 
     def _show(self, row: ItemRow, queue: str, now: int, counts: Counts) -> ShownItem:
         previews = self.scheduler.previews(row.state, row.key, now)
-        return ShownItem(row.id, row.key, self._items.get(row.key), queue, row.state, previews, now, counts,
+        return ShownItem(row.id, row.key, self._item(row), queue, row.state, previews, now, counts,
                          row.flag_note)
 
     def _after_hide(self, entry: _Undo) -> None:

@@ -7,6 +7,7 @@ neither. The log is the source of truth: ``rebuild_states`` replays it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass, replace
@@ -76,6 +77,17 @@ class LogEntry:
     difficulty: float | None
     due_ms: int | None
     scheduler_id: int
+
+
+def _fingerprint(deck: Deck) -> str:
+    """What sync depends on: every item's key, revision and bank position, hashed."""
+    digest = hashlib.blake2b(digest_size=16)
+    for card in deck.cards:
+        digest.update(f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01".encode())
+    return f"{SYNC_VERSION}:{digest.hexdigest()}"
+
+
+SYNC_VERSION = 1
 
 
 def _row_to_item(row: Sequence) -> ItemRow:
@@ -180,6 +192,24 @@ class Store:
         A card that left its deck keeps its row (``present = 0``) and its progress. A changed
         ``revision`` restarts the item: a ``reset`` row in the log records it.
         """
+        if self.readonly:
+            return
+        # A fingerprint of each deck's items (keys, revisions, positions) is kept in meta:
+        # a deck that has not changed since it was last synced costs one hash, not a scan.
+        stale: list[tuple[Deck, str]] = []
+        with self.guarded():
+            for deck in decks:
+                fingerprint = _fingerprint(deck)
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"sync:{deck.id}",)).fetchone()
+                if row is None or row[0] != fingerprint:
+                    stale.append((deck, fingerprint))
+        if stale:
+            self._sync([deck for deck, _ in stale])
+            with self.guarded(), self._write():
+                self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
+                                      "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
+
+    def _sync(self, decks: Sequence[Deck]) -> None:
         now = self.clock.now_ms()
         wanted: dict[str, tuple[str, str, str, int, int]] = {}
         deck_ids = []
@@ -190,8 +220,6 @@ class Store:
                     key = f"{deck.id}/{card.id}/{variant}"
                     wanted[key] = (deck.id, card.id, variant, card.revision,
                                    card_index * VARIANT_SLOTS + variant_index)
-        if not deck_ids or self.readonly:
-            return
         with self.guarded():
             # Only identity columns: opening a session on 100,000 items must stay quick.
             existing: dict[str, tuple[int, int, int, int]] = {}
