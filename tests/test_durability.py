@@ -1,7 +1,8 @@
 """Durability: answers survive a killed process, and two processes can answer at once.
 
-The worker processes come from a multiprocessing fork server that has studyapp imported
-(forked from a clean, single-threaded process, so each run starts in milliseconds). A worker answers reviews as fast as it can and reports
+The worker processes are forked from the test process (studyapp already imported, so
+each run starts in milliseconds); if the test process runs other threads (forking those
+is unsafe), they come from a multiprocessing fork server instead, which is slower. A worker answers reviews as fast as it can and reports
 each answer on a pipe only after ``answer`` returned; the test kills it with SIGKILL after
 a random number of reports (the worker is then somewhere in its next answer). No sleeps:
 the test waits on the pipe.
@@ -13,6 +14,7 @@ import multiprocessing
 import os
 import random
 import signal
+import threading
 from collections import Counter
 from dataclasses import replace
 
@@ -59,10 +61,11 @@ _CONTEXT = None
 
 def _context():
     global _CONTEXT
+    if threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
     if _CONTEXT is None:
         _CONTEXT = multiprocessing.get_context("forkserver")
-        _CONTEXT.set_forkserver_preload(["studyapp.store", "studyapp.core.session", "engine_support",
-                                         "test_durability"])
+        _CONTEXT.set_forkserver_preload(["studyapp.store", "studyapp.core.session", "engine_support"])
     return _CONTEXT
 
 
