@@ -184,5 +184,5 @@ COMMANDS = {
     "check": cmd_check,
     "export": _lazy(".export.command", "run_export"),
     "stats": _lazy(".store.command", "run_stats"),
-    "report": _lazy(".core.report", "run_report"),
+    "report": _lazy(".onboarding.command", "run_report"),
 }

@@ -594,6 +594,26 @@ class Store:
                 "ORDER BY flagged_ms", tuple(deck_ids)).fetchall()
         return [_row_to_item(r) for r in rows]
 
+    # -- exams
+
+    def record_exam(self, *, deck_ids: Sequence[str], seed: int, mode: str, questions: int, correct: int,
+                    pass_mark: float, answers: Sequence[dict]) -> None:
+        """Store one finished exam (one transaction); the schedule is not touched."""
+        with self.guarded(), self._write():
+            self.conn.execute(
+                "INSERT INTO exam_results (time_ms, deck_ids, seed, mode, questions, correct, pass_mark, answers) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.clock.now_ms(), json.dumps(list(deck_ids)), seed, mode, questions, correct, pass_mark,
+                 json.dumps(list(answers), ensure_ascii=False)))
+
+    def exam_results(self) -> list[dict]:
+        """Every stored exam, oldest first, as keyword arguments for ``onboarding.report.ExamResult``."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT time_ms, deck_ids, seed, mode, questions, correct, pass_mark "
+                                     "FROM exam_results ORDER BY time_ms, id").fetchall()
+        return [{"time_ms": t, "deck_ids": tuple(json.loads(d)), "seed": seed, "mode": mode, "questions": q,
+                 "correct": c, "pass_mark": p} for t, d, seed, mode, q, c, p in rows]
+
     def integrity_check(self) -> list[str]:
         with self.guarded():
             return [r[0] for r in self.conn.execute("PRAGMA integrity_check").fetchall()]

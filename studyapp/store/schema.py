@@ -110,6 +110,19 @@ CREATE TRIGGER review_log_append_only BEFORE UPDATE ON review_log
 BEGIN
     SELECT RAISE(ABORT, 'the review log is append-only');
 END;
+
+-- Exams (`studyapp quiz --exam`): kept with the profile, never touching the schedule.
+CREATE TABLE exam_results (
+    id INTEGER PRIMARY KEY,
+    time_ms INTEGER NOT NULL,
+    deck_ids TEXT NOT NULL,        -- JSON list of deck ids
+    seed INTEGER NOT NULL,
+    mode TEXT NOT NULL,
+    questions INTEGER NOT NULL,
+    correct INTEGER NOT NULL CHECK (correct BETWEEN 0 AND questions),
+    pass_mark REAL NOT NULL,
+    answers TEXT NOT NULL          -- JSON list of {key, kind, given, correct}
+);
 """
 
 # MIGRATIONS[n] upgrades a database from schema n to n + 1, inside one transaction.

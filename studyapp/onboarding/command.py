@@ -1,0 +1,84 @@
+"""``studyapp report [--format md|json]`` and ``studyapp report --merge FILE...``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..core.problems import StudyappError
+
+
+def run_report(args) -> int:
+    if args.merge:
+        return _merge(args)
+    from ..cli import load_catalog, location
+
+    catalog = load_catalog(args)
+    report = collect_report(location(args), catalog)
+    if args.format == "json":
+        print(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        from .report import to_markdown
+
+        print(to_markdown(report), end="")
+    return 0
+
+
+def collect_report(location, catalog, clock=None) -> dict:
+    """Read the learner's database (without changing it) and build the report."""
+    from ..core.clock import SystemClock
+    from ..core.curriculum import find_curricula, load_curriculum
+    from ..core.catalog import deck_dirs
+    from ..core.scheduler import Settings, StudyDays, resolve_zone
+    from ..store import open_store
+    from .report import Answer, ExamResult, ItemFacts, build_report
+
+    clock = clock or SystemClock()
+    curriculum = None
+    known = {deck.id for deck in catalog.decks}
+    for path in find_curricula(deck_dirs(list(location.deck_dirs))):
+        loaded, problems = load_curriculum(path, known)
+        if loaded is None:
+            first = next((p for p in problems if p.is_error), None)
+            print(f"{first.format() if first else path}\nstudyapp: warning: curriculum {path} ignored; "
+                  f"run 'studyapp check {path.parent}'", file=sys.stderr)
+            continue
+        curriculum = curriculum or loaded
+    items: list[ItemFacts] = []
+    answers: list[Answer] = []
+    exams: list[ExamResult] = []
+    settings = Settings()
+    store = open_store(location, clock=clock, readonly=True)
+    if store is not None:
+        with store:
+            settings = store.load_settings()
+            rows = store.all_items()
+            by_id = {row.id: row for row in rows}
+            items = [ItemFacts(r.key, r.deck_id, r.card_id, r.state.state, r.state.stability) for r in rows if r.present]
+            for entry in store.log():
+                row = by_id.get(entry.item_id)
+                if row is not None and entry.kind in ("review", "cram"):
+                    answers.append(Answer(row.key, row.deck_id, row.card_id, entry.kind, entry.rating,
+                                          entry.time_ms, entry.duration_ms))
+            exams = [ExamResult(**e) for e in store.exam_results()]
+    days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+    return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,
+                        curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of)
+
+
+def _merge(args) -> int:
+    from .merge import merge_reports, team_markdown, team_summary
+
+    paths = [Path(p) for p in args.merge]
+    result = merge_reports(paths)
+    for message in result.rejected + result.warnings:
+        print(message, file=sys.stderr)
+    if not result.learners:
+        raise StudyappError("no report could be merged; pass files written by 'studyapp report --format json'")
+    summary = team_summary(result)
+    if args.format == "json":
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        print(team_markdown(summary), end="")
+    return 1 if result.rejected else 0
