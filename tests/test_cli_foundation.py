@@ -114,7 +114,7 @@ def test_bad_profile_name_is_a_usage_error(cli_env):
 UI_LIBRARIES = ("textual", "rich")
 
 
-@pytest.mark.parametrize("package", ["core", "store", "export"])
+@pytest.mark.parametrize("package", ["core", "store", "export", "onboarding"])
 def test_domain_packages_never_import_ui_libraries(package):
     """Static: no module of the domain imports Textual or Rich, even lazily inside a function."""
     import ast
@@ -132,7 +132,8 @@ def test_domain_packages_never_import_ui_libraries(package):
                 assert name.split(".")[0] not in UI_LIBRARIES, f"{path.relative_to(ROOT)} imports {name}"
 
 
-@pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["check"], ["--version"]])
+@pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["check"], ["--version"], ["stats", "--json"],
+                                     ["report", "--format", "json"], ["export", "anki", "-o", "/dev/null/x.apkg"]])
 def test_commands_without_ui_never_import_textual(cli_env, command):
     code = (
         "import sys, runpy\n"

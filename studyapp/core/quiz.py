@@ -57,6 +57,8 @@ class QuizSession:
     questions: list[QuizQuestion]
     seed: int
     answers: list[QuizAnswer] = field(default_factory=list)
+    # An exam's score must be the checker's: no "I was right".
+    allow_override: bool = True
 
     @property
     def current(self) -> QuizQuestion | None:
@@ -90,6 +92,8 @@ class QuizSession:
 
     def override_correct(self) -> QuizAnswer:
         """"I was right": the learner overrules the checker on the last typed answer."""
+        if not self.allow_override:
+            raise ValueError("answers cannot be overruled in an exam")
         if not self.answers:
             raise ValueError("nothing has been answered yet")
         last = self.answers[-1]
