@@ -116,6 +116,14 @@ class SessionMachine(RuleBasedStateMachine):
         assert counts.new <= NEW_LIMIT and counts.review <= REVIEW_LIMIT
 
     @invariant()
+    def what_the_session_remembers_matches_the_database(self) -> None:
+        # A fresh session reads everything from the database; the running one keeps today's
+        # figures in memory and must agree with it.
+        fresh = ReviewSession(self.store, DECKS, clock=self.clock, settings=MACHINE_SETTINGS)
+        assert fresh.counts() == self.session.counts()
+        assert fresh.upcoming() == self.session.upcoming()
+
+    @invariant()
     def the_daily_limits_hold(self) -> None:
         sd = self.session.scheduler.days
         new, reviews = Counter(), Counter()

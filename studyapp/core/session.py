@@ -116,6 +116,15 @@ class ItemInfo:
 
 
 @dataclass
+class _Today:
+    day_start: int
+    version: tuple[int, int]
+    done: dict[str, tuple[int, int]]  # deck -> (new introduced, reviews answered)
+    reviewed: dict[str, set[str]]  # sibling group -> keys reviewed today
+    review_due: dict[str, int]  # deck -> reviews due today (before limits)
+
+
+@dataclass
 class _Undo:
     action: str  # answer | bury | suspend | unsuspend | flag
     before: ItemRow
@@ -153,7 +162,7 @@ class ReviewSession:
         self._answers: list[tuple[int, int]] = []  # (rating, duration) per answer this session
         self.started_ms = self.clock.now_ms()
         self._cram_queue: list[int] = store.cram_items(self.deck_ids) if cram else []
-        self._today_cache: tuple[int, tuple[int, int], dict, dict] | None = None
+        self._today_cache: _Today | None = None
 
     # ------------------------------------------------------------ the study loop
 
@@ -276,11 +285,11 @@ class ReviewSession:
         now = self.clock.now_ms() if now_ms is None else now_ms
         days = self.scheduler.days
         today = days.day_of(now)
-        end = days.end_ms(today)
         new_left, review_left = limits or self._limits_left(days.start_ms(today))
         learning = sum(self.store.due_counts(self.deck_ids, 1, now + self._learn_ahead_ms() + 1, today).values())
         # Capped per deck: counting stops at what today's limits would let through.
-        review = sum(min(n, review_left[d]) for d, n in self.store.due_counts(self.deck_ids, 2, end, today).items())
+        due = self._today(days.start_ms(today)).review_due
+        review = sum(min(n, review_left[d]) for d, n in due.items())
         if all(new_left[d] == new_left["*"] for d in self.deck_ids):  # no deck limit is tighter
             new = self.store.count_capped(self.deck_ids, 0, None, today, new_left["*"])
         else:
@@ -426,44 +435,52 @@ class ReviewSession:
     def _learn_ahead_ms(self) -> int:
         return self.settings.learn_ahead_minutes * MINUTE_MS
 
-    def _today(self, day_start_ms: int) -> tuple[dict[str, tuple[int, int]], dict[str, set[str]]]:
-        """Today's answers: (new, review) done per deck, and keys reviewed per sibling group.
+    def _today(self, day_start_ms: int) -> _Today:
+        """Today's figures that only writes can change: answers done per deck, keys reviewed
+        per sibling group, reviews due per deck.
 
-        Kept in memory and updated as this session answers; read again from the log when
-        the day changes, after an undo, or when another process wrote (data_version).
+        Kept in memory and updated as this session answers; read again from the database
+        when the day changes, after any other write (undo, bury, another window), or when
+        another process committed (data_version).
         """
         version = self.store.data_version()
         cached = self._today_cache
-        if cached is not None and cached[0] == day_start_ms and cached[1] == version:
-            return cached[2], cached[3]
-        done = self.store.done_since(day_start_ms)
-        reviewed = self.store.reviewed_since(day_start_ms)
-        self._today_cache = (day_start_ms, version, done, reviewed)
-        return done, reviewed
+        if cached is not None and cached.day_start == day_start_ms and cached.version == version:
+            return cached
+        days = self.scheduler.days
+        today = days.day_of(day_start_ms)
+        self._today_cache = _Today(day_start_ms, version, self.store.done_since(day_start_ms),
+                                   self.store.reviewed_since(day_start_ms),
+                                   self.store.due_counts(self.deck_ids, 2, days.end_ms(today), today))
+        return self._today_cache
 
     def _remember_answer(self, before: ItemRow, time_ms: int) -> None:
         cached = self._today_cache
+        self._today_cache = None
         if cached is None:
             return
-        day_start, _, done, reviewed = cached
         days = self.scheduler.days
-        if days.start_ms(days.day_of(time_ms)) != day_start:
-            self._today_cache = None
+        day = days.day_of(time_ms)
+        if days.start_ms(day) != cached.day_start:
             return
-        new, review = done.get(before.deck_id, (0, 0))
-        done[before.deck_id] = (new + (before.state.state == "new"), review + (before.state.state == REVIEW))
-        reviewed.setdefault(before.sibling_key, set()).add(before.key)
         # Still exact only if the one write since the last read was this answer, and no other
         # connection committed meanwhile.
         version = self.store.data_version()
-        if version == (cached[1][0], cached[1][1] + 1):
-            self._today_cache = (day_start, version, done, reviewed)
-        else:
-            self._today_cache = None
+        if version != (cached.version[0], cached.version[1] + 1):
+            return
+        state = before.state
+        new, review = cached.done.get(before.deck_id, (0, 0))
+        cached.done[before.deck_id] = (new + (state.state == "new"), review + (state.state == REVIEW))
+        cached.reviewed.setdefault(before.sibling_key, set()).add(before.key)
+        if state.state == REVIEW and (state.due_ms or 0) < days.end_ms(day):
+            # It was counted as due today; whatever the rating, it is not due today any more.
+            cached.review_due[before.deck_id] = cached.review_due.get(before.deck_id, 1) - 1
+        cached.version = version
+        self._today_cache = cached
 
     def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
         """New and review items each deck (and "*", overall) may still show today."""
-        done, _ = self._today(day_start_ms)
+        done = self._today(day_start_ms).done
         new_left = {"*": max(0, self.settings.new_per_day - sum(n for n, _ in done.values()))}
         review_left = {"*": max(0, self.settings.reviews_per_day - sum(r for _, r in done.values()))}
         for deck_id in self.deck_ids:
@@ -483,7 +500,7 @@ class ReviewSession:
         start, end = days.start_ms(today), days.end_ms(today)
         out: list[tuple[ItemRow, str]] = []
         taken: set[int] = set()
-        _, reviewed = self._today(start)
+        reviewed = self._today(start).reviewed
         chosen: dict[str, set[str]] = {}
 
         def blocked(row: ItemRow) -> bool:
@@ -501,7 +518,7 @@ class ReviewSession:
             return out[:limit]
 
         new_left, review_left = (dict(d) for d in limits) if limits else self._limits_left(start)
-        batch = limit + 8  # a few spare rows for the siblings filtered out
+        batch = limit + 2  # spare rows for siblings filtered out; more batches follow if needed
         allowed = [d for d in self.deck_ids if review_left[d] > 0]
         offset = 0
         while allowed and review_left["*"] > 0 and len(out) < limit:
