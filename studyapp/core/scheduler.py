@@ -232,7 +232,9 @@ class StudyDays:
         """``ms`` moved by whole local days (wall clock), kept inside study day ``day_of(ms) + days``."""
         target = self.day_of(ms) + days
         moved = _to_ms(datetime.fromtimestamp(ms / 1000, self.zone) + timedelta(days=days))
-        # A daylight-saving change can push the wall-clock time across the rollover hour.
+        if self.day_of(moved) == target:
+            return moved
+        # A daylight-saving change pushed the wall-clock time across the rollover hour.
         return min(max(moved, self.start_ms(target)), self.end_ms(target) - 1)
 
     def date_of(self, day: int) -> date:
