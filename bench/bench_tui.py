@@ -121,6 +121,19 @@ def startup(runs: int, work: Path) -> tuple[float, float]:
 # ---------------------------------------------------------------- children: keypress latency and memory
 
 def _max_rss_mb() -> float:
+    """This process's peak resident memory since it started its own program.
+
+    Not ``getrusage(...).ru_maxrss``: on Linux that keeps the high-water mark from before
+    ``exec``, when the forked child still counted all of its parent's pages, so a child of
+    a large benchmark process reported the parent's size (both apps showed 225 MB).
+    VmHWM belongs to the memory map ``exec`` created.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
