@@ -7,7 +7,7 @@ the app about navigation with messages (or by pushing screens), and the app call
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import App, SystemCommand
@@ -28,7 +28,7 @@ class Start:
     quiz_n: int = 10
     quiz_mode: str = "mixed"
     quiz_seed: int | None = None
-    options: dict = field(default_factory=dict)
+    exam: bool = False  # quiz --exam: the curriculum's seeded exam, recorded with the profile
 
 
 class StudyApp(App[int]):
@@ -69,7 +69,7 @@ class StudyApp(App[int]):
             from .screens.quiz import QuizScreen
 
             return QuizScreen(start.deck_ids, n=start.quiz_n, mode=start.quiz_mode, seed=start.quiz_seed,
-                              standalone=True)
+                              standalone=True, exam=start.exam)
         from .screens.home import HomeScreen
 
         return HomeScreen()

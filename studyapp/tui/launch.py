@@ -24,7 +24,7 @@ def run_quiz(args) -> int:
     if args.n < 1:
         raise StudyappError(f"-n {args.n}: a quiz needs at least one question", code="usage")
     return _run(args, screen="quiz", deck_ids=tuple(args.deck_ids), quiz_n=args.n, quiz_mode=args.mode,
-                quiz_seed=args.seed)
+                quiz_seed=args.seed, exam=bool(getattr(args, "exam", False)))
 
 
 def _run(args, **start) -> int:

@@ -121,6 +121,28 @@ class Services:
                 self._overview = self.session()
             return self._overview
 
+    def exam_settings(self, seed: int | None = None):
+        """The curriculum's exam (size, pass mark, seed, mode), or the defaults; blocking."""
+        from ..core.catalog import deck_dirs
+        from ..core.curriculum import find_curricula, load_curriculum
+        from ..onboarding.exams import exam_settings
+
+        known = {deck.id for deck in self.catalog().decks}
+        folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self._deck_dirs, self._environ)
+        for path in find_curricula(list(folders)):
+            curriculum, _ = load_curriculum(path, known)
+            if curriculum is not None:
+                return exam_settings(curriculum.exam, seed=seed)
+        return exam_settings(None, seed=seed)
+
+    def record_exam(self, exam) -> None:
+        """Keep a finished exam's result with the profile (the schedule is not touched)."""
+        from ..onboarding.exams import record_exam
+
+        store = self.store()
+        with self.lock:
+            record_exam(store, exam)
+
     def settings(self) -> Settings:
         with self.lock:
             return self.store().load_settings()

@@ -143,3 +143,33 @@ async def test_a_deck_without_questions_of_the_mode_says_so(harness, tmp_path):
         await wait_for_text(pilot, "These decks have no typed questions to quiz on.")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not app.is_running, "the app to close (opened by studyapp quiz)")
+
+
+async def test_exam_is_the_curriculums_cannot_be_overruled_and_is_recorded(harness, tmp_path):
+    import shutil
+
+    from tui_helpers import DATA
+
+    folder = tmp_path / "decks"
+    shutil.copytree(DATA / "decks", folder)
+    (tmp_path / "seeds").mkdir()
+    shutil.copy(DATA / "seeds" / "ui-sample.md", tmp_path / "seeds")
+    (folder / "curriculum.yaml").write_text(
+        "schema: 1\ntitle: Sample onboarding\ntracks:\n  - {id: all, decks: [ui-sample], target: 90%}\n"
+        "exam: {questions: 2, pass: 50%, seed: 7, mode: truefalse}\n", encoding="utf-8")
+    app = harness.app("quiz", [], decks=[folder], exam=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_quiz(pilot)
+        assert screen.exam.settings.pass_mark == 0.5 and len(screen.session.questions) == 1  # one true/false card
+        assert "Exam · question 1 of 1 · pass mark 50%" in await wait_for_text(pilot, "Exam · question 1 of 1")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: screen.answered, "the answer")
+        assert not screen.check_action("override", ())  # no "I was right" in an exam
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
+        await wait_for_text(pilot, "Exam passed: 1 of 1 right (100%), pass mark 50%")
+        await wait_for(pilot, lambda: app.screen.recorded, "the result recorded")
+    with harness.store() as store:
+        (result,) = store.exam_results()
+        assert (result["questions"], result["correct"], result["seed"]) == (1, 1, 7)
+        assert store.log() == []  # the schedule is untouched

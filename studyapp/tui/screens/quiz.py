@@ -18,11 +18,13 @@ class QuizScreen(AppScreen):
     BINDINGS = keymap.bindings("quiz")
 
     def __init__(self, deck_ids: Sequence[str] = (), *, n: int = 10, mode: str = "mixed", seed: int | None = None,
-                 standalone: bool = False) -> None:
+                 standalone: bool = False, exam: bool = False) -> None:
         super().__init__()
         self.deck_ids = tuple(deck_ids)
         self.n, self.mode, self.seed = n, mode, seed
         self.standalone = standalone
+        self.exam_mode = exam
+        self.exam = None  # onboarding.exams.Exam when exam_mode
         self.session: QuizSession | None = None
         self.answered = False  # the current question has been answered and is showing its result
 
@@ -40,7 +42,13 @@ class QuizScreen(AppScreen):
     def _build(self) -> None:
         try:
             decks = self.app.services.decks(self.deck_ids)
-            session = build_quiz(decks, self.n, self.mode, self.seed)
+            if self.exam_mode:
+                from ...onboarding.exams import build_exam
+
+                self.exam = build_exam(decks, self.app.services.exam_settings(self.seed))
+                session = self.exam.quiz
+            else:
+                session = build_quiz(decks, self.n, self.mode, self.seed)
         except (StudyappError, ValueError) as error:
             message = error.message if isinstance(error, StudyappError) else str(error)
             self.app.call_from_thread(self._failed, message)
@@ -66,6 +74,9 @@ class QuizScreen(AppScreen):
         assert self.session is not None
         right, answered = self.session.score()
         number = min(len(self.session.answers) + (0 if self.answered else 1), len(self.session.questions))
+        if self.exam is not None:
+            # No running score in an exam: it would change how the rest is answered.
+            return f"Exam · question {number} of {len(self.session.questions)} · pass mark {self.exam.settings.pass_mark:.0%}"
         return f"Quiz · question {number} of {len(self.session.questions)} · {right} right so far"
 
     def _show_current(self) -> None:
@@ -90,7 +101,7 @@ class QuizScreen(AppScreen):
         self.answered = True
         last = self.session.answers[-1]
         self.query_one("#quiz-title", Static).update(self._title())
-        self.query_one(QuestionView).show_answer(last)
+        self.query_one(QuestionView).show_answer(last, can_override=self.session.allow_override)
         typed = self.query_one("#quiz-input", Input)
         typed.disabled = True
         self.set_focus(None)
@@ -100,7 +111,7 @@ class QuizScreen(AppScreen):
         from .score import ScoreScreen
 
         assert self.session is not None
-        self.app.switch_screen(ScoreScreen(self.session, standalone=self.standalone))
+        self.app.switch_screen(ScoreScreen(self.session, standalone=self.standalone, exam=self.exam))
 
     # ------------------------------------------------------------ keys
 
@@ -116,7 +127,7 @@ class QuizScreen(AppScreen):
         if action == "next":
             return self.answered
         if action == "override":
-            return self.answered and bool(self.session.answers) and self.session.answers[-1].question.kind == "typed" \
+            return self.session is not None and self.session.allow_override and self.answered and bool(self.session.answers) and self.session.answers[-1].question.kind == "typed" \
                 and not self.session.answers[-1].correct
         return True
 

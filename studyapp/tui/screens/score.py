@@ -16,17 +16,29 @@ from .base import AppScreen
 class ScoreScreen(AppScreen):
     BINDINGS = keymap.bindings("score")
 
-    def __init__(self, session: QuizSession, *, standalone: bool = False) -> None:
+    def __init__(self, session: QuizSession, *, standalone: bool = False, exam=None) -> None:
         super().__init__()
         self.session = session
         self.standalone = standalone
+        self.exam = exam  # onboarding.exams.Exam: recorded with the profile when the score shows
+        self.recorded = False
 
     def compose(self) -> ComposeResult:
         right, answered = self.session.score()
         total = len(self.session.questions)
         share = f" ({right * 100 // answered}%)" if answered else ""
         unanswered = f"; {total - answered} not answered" if answered < total else ""
-        yield Static(f"Quiz finished: {right} of {answered} right{share}{unanswered}", id="score-title", markup=False)
+        if self.exam is not None and not self.session.finished:
+            yield Static(f"Exam left unfinished ({answered} of {total} answered): not recorded", id="score-title",
+                         markup=False)
+        elif self.exam is not None:
+            _, _, passed = self.exam.result()
+            yield Static(f"Exam {'passed' if passed else 'not passed'}: {right} of {total} right{share}, pass mark "
+                         f"{self.exam.settings.pass_mark:.0%}; recorded with your profile", id="score-title",
+                         markup=False)
+        else:
+            yield Static(f"Quiz finished: {right} of {answered} right{share}{unanswered}", id="score-title",
+                         markup=False)
         with VerticalScroll(id="score-misses"):
             misses = self.session.misses()
             if not misses:
@@ -45,6 +57,22 @@ class ScoreScreen(AppScreen):
                 lines.append(render.plain(f"   {question.deck_id} / {question.card.id}", render.MUTED))
                 yield Static(Content("\n").join(lines), classes="miss", markup=False)
         yield Footer()
+
+    def on_mount(self) -> None:
+        # Only a finished exam counts: a partial one would score only the questions answered.
+        if self.exam is not None and self.session.finished:
+            self.run_worker(self._record, thread=True, name="exam-record", exit_on_error=False)
+
+    def _record(self) -> None:
+        from ...core.problems import StudyappError
+
+        try:
+            self.app.services.record_exam(self.exam)
+        except StudyappError as error:
+            self.app.call_from_thread(self.notify, f"The exam result was not saved: {error.message}",
+                                      severity="error", markup=False)
+            return
+        self.recorded = True
 
     def action_home(self) -> None:
         self.app.go_home()

@@ -27,7 +27,7 @@ class QuestionView(VerticalScroll):
         feedback.display = False
         self.scroll_home(animate=False)
 
-    def show_answer(self, answer: QuizAnswer) -> None:
+    def show_answer(self, answer: QuizAnswer, *, can_override: bool = True) -> None:
         question = answer.question
         self._show_options(question, answer)
         card = question.card
@@ -45,7 +45,7 @@ class QuestionView(VerticalScroll):
                 lines.append(Content.assemble(("Difference: ", "bold"), render.diff(match.diff)))
             if match.reason:
                 lines.append(render.plain(f"({match.reason})", render.MUTED))
-            if not answer.correct and not answer.overridden:
+            if not answer.correct and not answer.overridden and can_override:
                 lines.append(render.plain("Press r if you were right after all.", render.MUTED))
         elif question.kind == "truefalse":
             lines.append(Content.assemble(("The statement is ", "bold"), render.answer(card, "main")))
