@@ -1,5 +1,4 @@
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,10 +13,3 @@ def cli_env(tmp_path):
     env["STUDYAPP_HOME"] = str(tmp_path / "home")
     env["PYTHONPATH"] = str(ROOT)
     return env
-
-
-def run_cli(args, env, cwd=None, input=None):
-    import subprocess
-
-    return subprocess.run([sys.executable, "-m", "studyapp", *args], env=env, cwd=cwd or ROOT,
-                          capture_output=True, text=True, timeout=120, input=input)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from cli_runner import ROOT, run_cli
 
 GOOD = """\
 schema: 1

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_runner import run_cli
 from studyapp.core.catalog import bundled_decks_dir
 from studyapp.core.curriculum import load_curriculum, parse_share
 

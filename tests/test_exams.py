@@ -80,7 +80,7 @@ def test_report_command_per_profile_and_team_merge(tmp_path, catalog, cli_env):
     """End to end: reviews answered as one profile show in its report only; merge builds the team table."""
     import json
 
-    from conftest import run_cli
+    from cli_runner import run_cli
     from studyapp.core.session import ReviewSession
 
     home = tmp_path / "home"
