@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import command_env, median_seconds, row  # noqa: E402
+from common import command_env, interleaved_medians, row  # noqa: E402
 
 
 def _command(args: list[str], env: dict) -> callable:
@@ -23,21 +23,29 @@ def run(quick: bool = False) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         env = command_env(home, Path(tmp) / "pycache")
-        baseline = median_seconds(_command([sys.executable, "-c", "pass"], env), repeat)
-        rows = []
-        for label, args in (("studyapp --version", ["--version"]), ("studyapp list", ["list"])):
-            _command([sys.executable, "-m", "studyapp", *args], env)()  # bytecode and deck cache written
-            ours = median_seconds(_command([sys.executable, "-m", "studyapp", *args], env), repeat)
-            note = f"{(ours - baseline) * 1000:+.0f} ms over `python -c pass`"
-            if args == ["list"]:
-                note += "; deck cache warm (the usual case)"
-            rows.append(row(label, ours * 1000, baseline * 1000, "ms", target="<= baseline + 150 ms", note=note))
+        studyapp = [sys.executable, "-m", "studyapp"]
         cache = home / "cache" / "decks.pickle"
-        cold = median_seconds(_command([sys.executable, "-m", "studyapp", "list"], env), repeat,
-                              setup=lambda: cache.unlink(missing_ok=True))
-        rows.append(row("studyapp list, first run (no deck cache)", cold * 1000, baseline * 1000, "ms",
-                        note=f"{(cold - baseline) * 1000:+.0f} ms over `python -c pass`; parses all 8 bundled decks"))
-    return rows
+        # Round after round, in this order: the cold run leaves the deck cache that the next
+        # round's warm `list` finds. interleaved_medians' untimed first round writes the bytecode.
+        times = interleaved_medians({
+            "baseline": _command([sys.executable, "-c", "pass"], env),
+            "version": _command([*studyapp, "--version"], env),
+            "list": _command([*studyapp, "list"], env),
+            "cold": _command([*studyapp, "list"], env),
+        }, repeat, setups={"cold": lambda: cache.unlink(missing_ok=True)})
+    baseline = times["baseline"]
+
+    def over(name: str) -> str:
+        return f"{(times[name] - baseline) * 1000:+.0f} ms over `python -c pass`"
+
+    return [
+        row("studyapp --version", times["version"] * 1000, baseline * 1000, "ms", target="<= baseline + 150 ms",
+            note=over("version")),
+        row("studyapp list", times["list"] * 1000, baseline * 1000, "ms", target="<= baseline + 150 ms",
+            note=over("list") + "; deck cache warm (the usual case)"),
+        row("studyapp list, first run (no deck cache)", times["cold"] * 1000, baseline * 1000, "ms",
+            note=over("cold") + "; parses all 8 bundled decks"),
+    ]
 
 
 if __name__ == "__main__":
