@@ -354,3 +354,16 @@ def test_two_sessions_on_one_store_see_each_others_answers(tmp_path):
     other.next()
     other.answer(EASY)
     assert home.next() is None and home.counts().new == 0
+
+
+def test_an_item_left_on_screen_for_days_keeps_its_buttons_and_the_counts_stay_right(tmp_path):
+    decks = [deck("a", 4)]
+    session, store, clock = session_for(tmp_path, decks)
+    shown = session.next()
+    clock.advance(days=9)  # the learner went away with the card on screen
+    applied = session.answer(EASY)
+    assert applied == shown.previews[EASY]
+    assert store.item(shown.key).state.due_ms < clock.now_ms()  # already due again
+    fresh = ReviewSession(store, decks, clock=clock, settings=session.settings)
+    assert session.counts() == fresh.counts() and session.counts().review == 1
+    assert session.upcoming() == fresh.upcoming()

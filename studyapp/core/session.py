@@ -208,7 +208,7 @@ class ReviewSession:
             if rating == AGAIN:
                 self._cram_queue.insert(min(CRAM_AGAIN_GAP, len(self._cram_queue)), shown.item_id)
         if not self.cram:
-            self._remember_answer(before, now)
+            self._remember_answer(before, applied.after if applied else before.state, now)
         self._undo.append(_Undo("answer", before, log_id=log_id, shown=shown, cram_queue=cram_before,
                                 answer_index=len(self._answers)))
         self._answers.append((rating, max(0, int(duration_ms))))
@@ -454,7 +454,7 @@ class ReviewSession:
                                    self.store.due_counts(self.deck_ids, 2, days.end_ms(today), today))
         return self._today_cache
 
-    def _remember_answer(self, before: ItemRow, time_ms: int) -> None:
+    def _remember_answer(self, before: ItemRow, after: ItemState, time_ms: int) -> None:
         cached = self._today_cache
         self._today_cache = None
         if cached is None:
@@ -472,9 +472,13 @@ class ReviewSession:
         new, review = cached.done.get(before.deck_id, (0, 0))
         cached.done[before.deck_id] = (new + (state.state == "new"), review + (state.state == REVIEW))
         cached.reviewed.setdefault(before.sibling_key, set()).add(before.key)
-        if state.state == REVIEW and (state.due_ms or 0) < days.end_ms(day):
-            # It was counted as due today; whatever the rating, it is not due today any more.
-            cached.review_due[before.deck_id] = cached.review_due.get(before.deck_id, 1) - 1
+        end = days.end_ms(day)
+        due_before = state.state == REVIEW and (state.due_ms or 0) < end
+        # An item shown days before it was answered keeps the intervals it was shown with,
+        # so it can come out of the answer already due.
+        due_after = after.state == REVIEW and (after.due_ms or 0) < end
+        if due_before != due_after:
+            cached.review_due[before.deck_id] = cached.review_due.get(before.deck_id, 0) + (1 if due_after else -1)
         cached.version = version
         self._today_cache = cached
 
