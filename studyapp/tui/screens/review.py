@@ -59,7 +59,7 @@ class ReviewScreen(AppScreen):
         yield Static(id="review-empty", markup=False)
         yield Input(placeholder="Type the answer, then Enter (Escape: back)", id="review-typed")
         yield Static("", id="reveal-hint", markup=False)
-        yield GradeBar(id="grade-bar")
+        yield GradeBar(id="grade-bar", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -370,6 +370,3 @@ class ReviewScreen(AppScreen):
         self.app.switch_screen(SummaryScreen(summary, now_ms=self.services.clock.now_ms(),
                                              zone=self.session.scheduler.days.zone, cram=self.cram, left_now=left))
 
-    def on_grade_bar_graded(self, event: GradeBar.Graded) -> None:
-        if self.revealed:
-            self._answer(event.rating)

@@ -49,8 +49,8 @@ class ScoreScreen(AppScreen):
                 question = miss.question
                 lines = [
                     Content.assemble((f"{number}. ", "bold"), render.plain(question.prompt)),
-                    Content.assemble(("   You answered: ", "$text-muted"), render.plain(miss.given or "(nothing)", render.WRONG)),
-                    Content.assemble(("   Answer:       ", "$text-muted"), render.plain(question.card.answer_text, render.RIGHT)),
+                    Content.assemble(("   You answered: ", "dim"), render.plain(miss.given or "(nothing)", render.WRONG)),
+                    Content.assemble(("   Answer:       ", "dim"), render.plain(question.card.answer_text, render.RIGHT)),
                 ]
                 if miss.feedback:
                     lines.append(Content.assemble("   ", render.plain(miss.feedback, render.MUTED)))

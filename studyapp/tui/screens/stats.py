@@ -99,7 +99,7 @@ class StatsScreen(AppScreen):
                 question = render.question(info.item.card, info.item.variant).plain if info.item else info.key
                 lines.append(Content.assemble((f"{info.row.state.lapses:>3} lapses  ", "$error"),
                                               render.plain(question.replace("\n", " ")[:90]),
-                                              (f"  {info.key}", "$text-muted")))
+                                              (f"  {info.key}", "dim")))
             text = Content("\n").join(lines)
         self.query_one("#stats-leeches", Static).update(text)
         self.loaded = True

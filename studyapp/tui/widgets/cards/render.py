@@ -13,7 +13,7 @@ HIDDEN = "$accent bold"
 SHOWN = "$success bold"
 RIGHT = "$success bold"
 WRONG = "$error bold"
-MUTED = "$text-muted"
+MUTED = "dim"  # not "$text-muted": inside Content spans that variable draws white
 
 
 def plain(text: str, style: str = "") -> Content:

@@ -1,47 +1,44 @@
-"""The four grade buttons, each with the interval it will set (Anki's answer bar)."""
+"""The four grade buttons, each with the interval it will set (Anki's answer bar).
+
+Drawn as one line of clickable text rather than four Button widgets: it is redrawn on
+every reveal, and fewer widgets make a faster layout.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.message import Message
-from textual.widgets import Button
+from textual.content import Content
+from textual.markup import escape
+from textual.widgets import Static
 
 NAMES = {1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
-VARIANTS = {1: "error", 2: "warning", 3: "success", 4: "primary"}
+COLOURS = {1: "$error", 2: "$warning", 3: "$success", 4: "$primary"}
 
 
-class GradeBar(Horizontal):
-    class Graded(Message):
-        """A button was clicked."""
+class GradeBar(Static):
+    """Clicking a grade runs the screen's ``grade`` action, as its key does."""
 
-        def __init__(self, rating: int) -> None:
-            super().__init__()
-            self.rating = rating
+    _shown: tuple | None = None
 
-    def compose(self) -> ComposeResult:
-        for rating, name in NAMES.items():
-            button = Button(f"{rating} {name}", id=f"grade-{rating}", variant=VARIANTS[rating], compact=True)
-            # Keys, not focus, drive the review: a focused button would swallow Space and Enter.
-            button.can_focus = False
-            yield button
-
-    def show(self, labels: Mapping[int, str], proposed: int | None, *, keys: Mapping[int, str] | None = None,
-             would_be: bool = False) -> None:
+    def show(self, labels: Mapping[int, str], proposed: int | None, *, would_be: bool = False) -> None:
         """``labels``: the interval text of each grade; ``proposed``: the grade Space/Enter will give."""
+        self._shown = (dict(labels), proposed, would_be)
+        width = max(4 * 12, self.content_size.width or self.size.width or 96)
+        cell = width // 4
+        parts = []
         for rating, name in NAMES.items():
-            button = self.query_one(f"#grade-{rating}", Button)
-            key = (keys or {}).get(rating, str(rating))
             when = labels.get(rating, "")
-            prefix = "~" if would_be else ""
-            label = f"{key} {name} · {prefix}{when}" if when else f"{key} {name}"
-            # The grade Space/Enter gives after a checked answer is marked, not only coloured.
-            button.label = f"▸ {label} ◂" if rating == proposed else label
-            button.set_class(rating == proposed, "-proposed")
+            label = f"{rating} {name} · {'~' if would_be else ''}{when}" if when else f"{rating} {name}"
+            style = f"bold $text on {COLOURS[rating]}"
+            if rating == proposed:
+                # The grade Space/Enter gives after a checked answer is marked, not only coloured.
+                label, style = f"▸ {label} ◂", style + " underline"
+            text = escape(label.center(cell - 1))
+            parts.append(f"[@click=screen.grade({rating})][{style}]{text}[/][/]")
+        self.update(Content.from_markup(" ".join(parts)))
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        rating = int((event.button.id or "grade-3").removeprefix("grade-"))
-        self.post_message(self.Graded(rating))
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            labels, proposed, would_be = self._shown
+            self.show(labels, proposed, would_be=would_be)

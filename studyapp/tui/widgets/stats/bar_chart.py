@@ -44,7 +44,7 @@ class BarChart(Widget):
         axis_width = max(len(str(peak)), 1) + 1
         room = max(1, self.content_size.width - axis_width - 1)
         bar_width = max(1, min(3, room // len(values)))
-        lines = [Content.assemble((self.title, "bold"), (f"   total {sum(values)}, most {peak}", "$text-muted"))]
+        lines = [Content.assemble((self.title, "bold"), (f"   total {sum(values)}, most {peak}", "dim"))]
         for row in range(self.rows, 0, -1):
             label = str(peak) if row == self.rows else ("0" if row == 1 and peak == 0 else "")
             parts: list[str | tuple[str, str]] = [label.rjust(axis_width - 1) + "│"]
