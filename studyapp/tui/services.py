@@ -51,7 +51,9 @@ class Services:
                 if self._deck_paths is not None:
                     self._catalog = load_paths(self._deck_paths)
                 else:
-                    self._catalog = discover(self._deck_dirs, self._environ)
+                    # The same cache as the command line's: unchanged decks are not parsed again.
+                    self._catalog = discover(self._deck_dirs, self._environ,
+                                             cache_file=self.location.home / "cache" / "decks.pickle")
             return self._catalog
 
     @property
