@@ -270,7 +270,7 @@ def run(quick: bool = False) -> list[dict]:
                     note=f"median of {presses} (p90 {_p90(ours_ms):.1f} ms), headless; answer + next item + redraw; "
                          "baseline: a key that changes the bare app's label"))
     rows.append(row(f"TUI: peak memory, review session open ({size})", ours["rss_mb"], bare["rss_mb"], "MB",
-                    note="max RSS of the process; baseline: the bare Textual app"))
+                    note="peak resident memory (VmHWM) of the app's own process; baseline: the bare Textual app"))
     return rows
 
 
