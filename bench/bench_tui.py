@@ -70,10 +70,13 @@ if __name__ == "__main__":
 class _Tmux:
     def __init__(self) -> None:
         self.socket = f"studyapp-bench-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.errors: list[str] = []  # for the message when a screen never appears
 
     def __call__(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              timeout=60).stdout
+        result = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=60)
+        if result.returncode:
+            self.errors.append(f"tmux {args[0]}: exit {result.returncode}: {result.stderr.strip()}")
+        return result.stdout
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=60)
@@ -83,12 +86,18 @@ def _time_to_text(tmux: _Tmux, command: str, text: str, timeout: float = 30.0) -
     """Seconds from starting ``command`` in a fresh tmux window to ``text`` on its screen."""
     name = f"w{uuid.uuid4().hex[:6]}"
     start = time.perf_counter()
+    tmux.errors.clear()
     tmux("new-session", "-d", "-s", name, "-x", "100", "-y", "30", command)
+    screen = ""
     try:
         while time.perf_counter() - start < timeout:
-            if text in tmux("capture-pane", "-p", "-t", name):
+            screen = tmux("capture-pane", "-p", "-t", name)
+            if text in screen:
                 return time.perf_counter() - start
-        raise RuntimeError(f"{text!r} never appeared on the screen of: {command}")
+        # Seen a few times on the shared machine, never reproduced alone: say all we know.
+        raise RuntimeError(f"{text!r} never appeared within {timeout:.0f} s on the screen of: {command}; "
+                           f"tmux said: {'; '.join(tmux.errors[-3:]) or 'nothing'}; "
+                           f"last screen: {screen.strip()[-800:]!r}")
     finally:
         tmux("kill-session", "-t", name)
 

@@ -21,7 +21,8 @@ from studyapp.export.notetypes import NOTE_TYPES
 
 NOW = 1_800_000_000
 # Text that exercises escaping, cloze syntax, wide characters and JSON's escapes.
-PIECES = [*"ab :{}[]<>&\"'\\\n\t\x00\x1f12", "c1", "{{c", "{{c1::", "{{c3::", "{{c0::", "}}", "::", "语", "\u2028", "\U0001f600"]
+PIECES = [*"ab :{}[]<>&\"'\\\n\t\x00\x1f12", "c1", "{{c", "{{c1::", "{{c3::", "{{c0::", "}}", "::",
+          "语", "\u2028", "\U0001f600"]
 DELETION = st.builds("{{{{c{}::{}}}}}".format, st.integers(0, 12), st.sampled_from(["", "x", "a::hint", "}", "语"]))
 TEXT = st.lists(st.one_of(st.sampled_from(PIECES), DELETION), max_size=12).map("".join)
 

@@ -176,8 +176,8 @@ class DeckTags:
                 if any(ch.isspace() for ch in tag):
                     # Anki splits tags at spaces: "a b" would come back as two tags.
                     raise StudyappError(
-                        f"tag {tag!r} of card '{card.id}' contains a space, which Anki would split; use hyphens", path=self.deck.path, line=card.position.line, column=card.position.column,
-                        code="export")
+                        f"tag {tag!r} of card '{card.id}' contains a space, which Anki would split; use hyphens",
+                        path=self.deck.path, line=card.position.line, column=card.position.column, code="export")
             self.known[key] = tags
         return list(tags)
 
