@@ -46,15 +46,17 @@ class StudyApp(App[int]):
         self.start = start
         # Set before exiting on a problem the learner must fix; launch.py prints it after the UI is gone.
         self.error_message: str | None = None
+        # Before the first screen is built: changing them later restyles and rebinds everything.
+        self._keymap = self._normalize_keymap(config.keys)
+        if config.theme in self.available_themes:
+            self.theme = config.theme
+        else:
+            config.warnings.append(f"{config.path}: warning: unknown theme {config.theme!r}; "
+                                   f"themes: {', '.join(sorted(self.available_themes))}")
 
     def on_mount(self) -> None:
-        self.set_keymap(self.config.keys)
-        if self.config.theme in self.available_themes:
-            self.theme = self.config.theme
-        else:
-            self.config.warnings.append(
-                f"{self.config.path}: warning: unknown theme {self.config.theme!r}; "
-                f"themes: {', '.join(sorted(self.available_themes))}")
+        # Pushed over Textual's default screen: the screens that follow replace it with
+        # switch_screen, which needs a screen underneath.
         self.push_screen(self._first_screen())
         for warning in self.config.warnings:
             self.notify(warning, severity="warning", markup=False, timeout=8)

@@ -123,19 +123,46 @@ class Services:
                 self._overview = self.session()
             return self._overview
 
-    def exam_settings(self, seed: int | None = None):
-        """The curriculum's exam (size, pass mark, seed, mode), or the defaults; blocking."""
+    def curriculum(self):
+        """The first valid curriculum.yaml among the deck folders, or None; blocking."""
         from ..core.catalog import deck_dirs
         from ..core.curriculum import find_curricula, load_curriculum
-        from ..onboarding.exams import exam_settings
 
         known = {deck.id for deck in self.catalog().decks}
         folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self._deck_dirs, self._environ)
         for path in find_curricula(list(folders)):
             curriculum, _ = load_curriculum(path, known)
             if curriculum is not None:
-                return exam_settings(curriculum.exam, seed=seed)
-        return exam_settings(None, seed=seed)
+                return curriculum
+        return None
+
+    def exam_settings(self, seed: int | None = None):
+        """The curriculum's exam (size, pass mark, seed, mode), or the defaults; blocking."""
+        from ..onboarding.exams import exam_settings
+
+        curriculum = self.curriculum()
+        return exam_settings(curriculum.exam if curriculum else None, seed=seed)
+
+    def tracks(self, deck_rows: Sequence) -> tuple[list[dict], dict | None]:
+        """The curriculum's tracks with mastery and status, and what to study next; blocking.
+
+        ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
+        from ..core.scheduler import StudyDays, resolve_zone
+        from ..onboarding.report import ItemFacts, curriculum_progress
+        from ..store.summary import first_answer_ms
+
+        curriculum = self.curriculum()
+        if curriculum is None:
+            return [], None
+        store = self.store()
+        with self.lock:
+            settings = store.load_settings()
+            items = [ItemFacts(r.key, r.deck_id, r.card_id, r.state.state, r.state.stability)
+                     for r in store.all_items() if r.present]
+            started = first_answer_ms(store)
+        days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+        return curriculum_progress(curriculum, self.catalog().decks, items, {r.deck_id: r.reviews for r in deck_rows},
+                                   started, self.clock.now_ms(), days.day_of, days.date_of)
 
     def record_exam(self, exam) -> None:
         """Keep a finished exam's result with the profile (the schedule is not touched)."""

@@ -23,7 +23,6 @@ class _SizeGuard:
     too_small: bool = False
 
     def on_mount(self) -> None:
-        self.mount(TooSmall(id="too-small", markup=False))
         self._check_size()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -38,7 +37,13 @@ class _SizeGuard:
         self.too_small = small
         self.set_class(small, "-too-small")
         if small:
-            for notice in self.query(TooSmall):
+            # Mounted only when first needed: one widget less to lay out on every normal start.
+            notices = self.query(TooSmall)
+            if not notices:
+                notice = TooSmall(id="too-small", markup=False)
+                self.mount(notice)
+                notice.show_size(width, height)
+            for notice in notices:
                 notice.show_size(width, height)
         if isinstance(self, AppScreen):
             self.sync_bindings()

@@ -11,6 +11,7 @@ from .. import keymap
 from .base import AppScreen
 
 BAR_WIDTH = 12
+TRACK_STYLES = {"done": "green", "behind": "red", "on track": "blue", "not started": "dim"}
 
 
 def progress_bar(seen: int, total: int, width: int = BAR_WIDTH) -> Text:
@@ -27,11 +28,14 @@ class HomeScreen(AppScreen):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list = []
+        self.tracks: list[dict] = []
         self.loaded = False
 
     def compose(self) -> ComposeResult:
-        yield Static("studyapp · decks", id="home-title", markup=False)
+        yield Static(f"studyapp · decks · profile {self.app.services.location.profile}", id="home-title",
+                     markup=False)
         yield Static(id="home-warnings", markup=False)
+        yield Static(id="home-tracks", markup=False)
         yield Static(id="home-empty", markup=False)
         table: DataTable = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
         yield table
@@ -59,13 +63,17 @@ class HomeScreen(AppScreen):
             overview = services.overview()
             with services.lock:
                 rows = overview.deck_progress()
+            tracks, next_step = services.tracks(rows)
         except StudyappError as error:
             self.app.call_from_thread(self.app.fail, error.message)
             return
-        self.app.call_from_thread(self._loaded, rows, warnings)
+        self.app.call_from_thread(self._loaded, rows, warnings, tracks, next_step)
 
-    def _loaded(self, rows: list, warnings: list[str]) -> None:
+    def _loaded(self, rows: list, warnings: list[str], tracks: list[dict] | None = None,
+                next_step: dict | None = None) -> None:
         self.rows = rows
+        self.tracks = tracks or []
+        self._show_tracks(self.tracks, next_step)
         self.loaded = True
         table = self.query_one("#deck-table", DataTable)
         selected = self.selected_deck()
@@ -100,6 +108,24 @@ class HomeScreen(AppScreen):
             f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · new {new} · learning {learning} · due {due}"
             "  ·  Enter studies the highlighted deck")
         self.sync_bindings()
+
+    def _show_tracks(self, tracks: list[dict], next_step: dict | None) -> None:
+        box = self.query_one("#home-tracks", Static)
+        box.display = bool(tracks)
+        if not tracks:
+            return
+        text = Text("Curriculum\n", style="bold")
+        for number, track in enumerate(tracks, 1):
+            text += Text(f" {number}. {track['title']:<32} ")
+            text += progress_bar(track["mastered"], track["items"])
+            text += Text(f" of {track['target']:.0%} mastered · ")
+            text += Text(track["status"], style=TRACK_STYLES.get(track["status"], ""))
+            if track["deadline"] and track["status"] != "done":
+                text += Text(f" · by {track['deadline']}", style="dim")
+            text += Text("\n")
+        if next_step:
+            text += Text(" Next: ", style="bold") + Text(next_step["title"])
+        box.update(text)
 
     def selected_deck(self) -> str | None:
         table = self.query_one("#deck-table", DataTable)
