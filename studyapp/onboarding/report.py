@@ -128,29 +128,7 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
     by_deck = {row["id"]: row for row in deck_rows}
 
     started_ms = answers[0].time_ms if answers else None
-    track_rows = []
-    if curriculum:
-        for track in curriculum.tracks:
-            rows = [by_deck[d] for d in track.deck_ids if d in by_deck]
-            total = sum(r["items"] for r in rows)
-            mastered = sum(r["mastered"] for r in rows)
-            mastery = mastered / total if total else 0.0
-            deadline_day = (day_of(started_ms) + track.days) if (track.days and started_ms is not None) else None
-            track_started = any(r["reviews"] or r["time_ms"] for r in rows)
-            if total and mastery >= track.target:
-                status = "done"
-            elif deadline_day is not None and today > deadline_day:
-                status = "behind"
-            elif not track_started:
-                status = "not started"
-            else:
-                status = "on track"
-            track_rows.append({
-                "id": track.id, "title": track.title, "decks": list(track.deck_ids), "target": track.target,
-                "items": total, "mastered": mastered, "mastery": mastery, "status": status,
-                "days": track.days, "deadline": date_of(deadline_day).isoformat() if deadline_day is not None else None,
-                "after": list(track.after),
-            })
+    track_rows = tracks_progress(curriculum, deck_rows, started_ms, today, day_of, date_of)
 
     cards: dict[str, dict] = {}
     for a in answers:
@@ -192,6 +170,56 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
         "exams": exam_rows,
         "cards": sorted(cards.values(), key=lambda c: c["key"]),
     }
+
+
+def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], started_ms: int | None, today: int,
+                    day_of, date_of) -> list[dict]:
+    """Each track's mastery and status, from per-deck rows with id, items, mastered and reviews.
+
+    A track is done when its mastery reaches its target; behind when its days (counted from
+    the learner's first answer) have passed without that; not started before any answer in
+    its decks; on track otherwise.
+    """
+    if curriculum is None:
+        return []
+    by_deck = {row["id"]: row for row in deck_rows}
+    out = []
+    for track in curriculum.tracks:
+        rows = [by_deck[d] for d in track.deck_ids if d in by_deck]
+        total = sum(r["items"] for r in rows)
+        mastered = sum(r["mastered"] for r in rows)
+        mastery = mastered / total if total else 0.0
+        deadline_day = (day_of(started_ms) + track.days) if (track.days and started_ms is not None) else None
+        if total and mastery >= track.target:
+            status = "done"
+        elif deadline_day is not None and today > deadline_day:
+            status = "behind"
+        elif not any(r["reviews"] for r in rows):
+            status = "not started"
+        else:
+            status = "on track"
+        out.append({
+            "id": track.id, "title": track.title, "decks": list(track.deck_ids), "target": track.target,
+            "items": total, "mastered": mastered, "mastery": mastery, "status": status,
+            "days": track.days, "deadline": date_of(deadline_day).isoformat() if deadline_day is not None else None,
+            "after": list(track.after),
+        })
+    return out
+
+
+def curriculum_progress(curriculum: Curriculum | None, decks: Sequence[Deck], items: Iterable[ItemFacts],
+                        reviews_by_deck: dict[str, int], started_ms: int | None, now_ms: int,
+                        day_of, date_of) -> tuple[list[dict], dict | None]:
+    """The tracks and what to study next, for the home screen: the report's figures without the log."""
+    mastered_keys = {i.key for i in items if is_mastered(i)}
+    deck_rows = []
+    for deck in decks:
+        keys = {item.key for item in deck.items()}
+        mastered = len(keys & mastered_keys)
+        deck_rows.append({"id": deck.id, "title": deck.title, "items": len(keys), "mastered": mastered,
+                          "mastery": mastered / len(keys) if keys else 0.0, "reviews": reviews_by_deck.get(deck.id, 0)})
+    tracks = tracks_progress(curriculum, deck_rows, started_ms, day_of(now_ms), day_of, date_of)
+    return tracks, next_step(tracks, deck_rows)
 
 
 def next_step(track_rows: list[dict], deck_rows: list[dict]) -> dict | None:

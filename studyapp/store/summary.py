@@ -40,3 +40,12 @@ def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None 
 def new_and_due(decks: Sequence[Deck], location: Location) -> dict[str, tuple[int, int]]:
     """(new, due) per deck id, for ``studyapp list``: never-studied items and items due today."""
     return {deck_id: (row["new"], row["due"]) for deck_id, row in deck_figures(decks, location).items()}
+
+
+def first_answer_ms(store) -> int | None:
+    """When the learner first answered anything (a review or cram), through the log's time index."""
+    with store.guarded():
+        # ORDER BY ... LIMIT 1 walks the time index and stops at the first answer.
+        row = store.conn.execute("SELECT time_ms FROM review_log WHERE kind IN ('review', 'cram') "
+                                 "ORDER BY time_ms LIMIT 1").fetchone()
+    return row[0] if row else None
