@@ -22,6 +22,12 @@ async def _ready(pilot) -> None:
         field.cursor_blink = False
     await pilot.app.workers.wait_for_complete()
     await pilot.wait_for_scheduled_animations()
+    # A DataTable sizes its columns when the app is next idle; on a busy machine that can come
+    # after the picture. Wait for it (Textual's own flag, in the pinned version).
+    from textual.widgets import DataTable
+
+    await wait_for(pilot, lambda: not any(t._require_update_dimensions for t in pilot.app.screen.query(DataTable)),
+                   "the tables laid out")
     await pilot.pause()
 
 
