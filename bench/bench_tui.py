@@ -114,6 +114,10 @@ def startup(runs: int, work: Path) -> tuple[float, float]:
     study = f"{prefix} {python} -m studyapp study {DECK}"
     baseline = f"{prefix} {python} {shlex.quote(str(bare))}"
     tmux = _Tmux()
+    # A session that outlives every measured one: killing the last session stops the tmux
+    # server, and the next new-session could reach a server on its way out (the app's window
+    # then never appeared, now and then, on the shared machine).
+    tmux("new-session", "-d", "-s", "keeper", "-x", "20", "-y", "5", "cat")
     try:
         # Warm-up: creates the learner's database and the deck cache, as any second start finds them.
         _time_to_text(tmux, study, READY_TEXT, timeout=120)
