@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE.parent))
 MODULES = ["load", "cli", "engine", "export", "tui"]
 
 
-def machine() -> list[str]:
+def machine(commit: str) -> list[str]:
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -57,13 +57,22 @@ def machine() -> list[str]:
     return [
         f"- Machine: {platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} cores, {memory}",
         f"- Python {platform.python_version()}; {', '.join(versions)}",
-        f"- Commit {_git_commit()}, run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"- Commit {commit}, run {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
     ]
 
 
 def _git_commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+    return commit or "unknown"
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
     except OSError:
         return "unknown"
 
@@ -146,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     failures: list[str] = []
     started = time.perf_counter()
+    commit = _git_commit()  # the code measured: read before others can commit during the run
+    load_before = _load()
     retried: list[str] = []
     for name in chosen:
         module_rows = None
@@ -169,9 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     unmatched = apply_targets(rows, chosen, args.quick)
     judged = [r for r in rows if r["verdict"] in ("met", "**missed**")]
     met = sum(r["verdict"] == "met" for r in judged)
-    out = ["# Benchmark results", "", *machine(),
+    out = ["# Benchmark results", "", *machine(commit),
            f"- Mode: {'quick (smoke)' if args.quick else 'full'}, {elapsed:.0f} s in all; medians over repeated runs, "
            "each figure measured beside its baseline in the same run",
+           f"- Load average (1 min) at the start and the end: {load_before} and {_load()} "
+           "(other work on the machine slows both sides of a ratio, and inflates the '+ N ms' figures)",
            f"- Targets: {met} of {len(judged)} met", "", *table(rows), ""]
     if failures:
         out += ["## Modules that failed", "", *[f"- {f}" for f in failures], ""]
