@@ -322,6 +322,20 @@ def format_days(days: int) -> str:
 # ---------------------------------------------------------------- the adapter
 
 
+@dataclass(slots=True)
+class _Reviewed:
+    """One rating's outcome from FSRS: the state, step, memory state and (for a step) the delay."""
+
+    state: str
+    step: int | None
+    stability: float | None
+    difficulty: float | None
+    delay: timedelta | None  # None when the item goes to review (intervals are ours, see previews)
+
+
+_FSRS_RATINGS = {r: fsrs.Rating(r) for r in RATINGS}
+
+
 class ReviewScheduler:
     """FSRS with Anki's day counting, interval rules and a deterministic fuzz."""
 
@@ -346,9 +360,7 @@ class ReviewScheduler:
 
     def previews(self, state: ItemState, key: str, now_ms: int) -> dict[int, Preview]:
         """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``."""
-        card = self._to_card(state, now_ms)
-        now = _utc(now_ms)
-        results = {r: self._fsrs.review_card(card, fsrs.Rating(r), now)[0] for r in RATINGS}
+        results = self._review_all(state, now_ms)
         for result in results.values():
             if result.stability is not None and result.stability > STABILITY_MAX:
                 result.stability = STABILITY_MAX
@@ -366,14 +378,14 @@ class ReviewScheduler:
                 minimum = max(self._keep_previous(raw, previous), floor)
                 days[rating] = self._constrain(raw, minimum, fuzz)
                 floor = days[rating] + 1
-            if results[AGAIN].state == fsrs.State.Review:  # no relearning steps
+            if results[AGAIN].state == REVIEW:  # no relearning steps
                 days[AGAIN] = self._constrain(self._raw_interval(results[AGAIN]), 1, None)
         else:
             # Graduating: Anki rounds first, then fuzzes. A graduating Easy must beat the
             # interval Good would graduate with, even when Good only moves to the next step.
             good_graduating = self._constrain(float(max(1, _round_half_up(self._raw_interval(results[GOOD])))), 1, fuzz)
             for rating in (AGAIN, HARD, GOOD, EASY):
-                if results[rating].state != fsrs.State.Review:
+                if results[rating].state != REVIEW:
                     continue
                 if rating == GOOD:
                     days[rating] = good_graduating
@@ -412,6 +424,93 @@ class ReviewScheduler:
         return (1 + self._factor * elapsed / state.stability) ** self._decay
 
     # -- internals
+
+    def _review_all(self, state: ItemState, now_ms: int) -> dict[int, _Reviewed]:
+        """What ``fsrs.Scheduler.review_card`` gives for each rating, without its Card copies
+        and datetimes: the same branches calling the same fsrs functions in the same order,
+        so every float is identical (tests/test_scheduler.py compares the two on random states).
+        """
+        f = self._fsrs
+        if state.state == NEW:
+            kind, step, stability, difficulty, elapsed = LEARNING, 0, None, None, None
+        else:
+            kind = state.state
+            elapsed = 0 if state.last_review_ms is None else self.elapsed_days(state.last_review_ms, now_ms)
+            step = None if kind == REVIEW else (0 if state.step is None else state.step)
+            stability, difficulty = state.stability, state.difficulty
+        retrievability: list[float] = []
+
+        def recall() -> float:  # fsrs's get_card_retrievability, on the card as it was before
+            if not retrievability:
+                retrievability.append(0 if elapsed is None or stability is None else
+                                      (1 + f._FACTOR * max(0, elapsed) / stability) ** f._DECAY)
+            return retrievability[0]
+
+        out: dict[int, _Reviewed] = {}
+        for r in RATINGS:
+            rating = _FSRS_RATINGS[r]
+            s, d, new_step = stability, difficulty, step
+            delay: timedelta | None = None
+            if kind == REVIEW:
+                assert s is not None and d is not None
+                if elapsed is not None and elapsed < 1:
+                    s = f._short_term_stability(stability=s, rating=rating)
+                else:
+                    s = f._next_stability(difficulty=d, stability=s, retrievability=recall(), rating=rating)
+                d = f._next_difficulty(difficulty=d, rating=rating)
+                after = REVIEW
+                if r == AGAIN and f.relearning_steps:
+                    after, new_step, delay = RELEARNING, 0, f.relearning_steps[0]
+            else:
+                if kind == LEARNING and (s is None or d is None):
+                    s = f._initial_stability(rating=rating)
+                    d = f._initial_difficulty(rating=rating, clamp=True)
+                else:
+                    assert s is not None and d is not None and new_step is not None
+                    if elapsed is not None and elapsed < 1:
+                        s = f._short_term_stability(stability=s, rating=rating)
+                    else:
+                        s = f._next_stability(difficulty=d, stability=s, retrievability=recall(), rating=rating)
+                    d = f._next_difficulty(difficulty=d, rating=rating)
+                steps = f.learning_steps if kind == LEARNING else f.relearning_steps
+                assert new_step is not None
+                after = kind
+                if not steps or (new_step >= len(steps) and r != AGAIN):
+                    after, new_step = REVIEW, None
+                elif r == AGAIN:
+                    new_step, delay = 0, steps[0]
+                elif r == HARD:
+                    if new_step == 0 and len(steps) == 1:
+                        delay = steps[0] * 1.5
+                    elif new_step == 0 and len(steps) >= 2:
+                        delay = (steps[0] + steps[1]) / 2.0
+                    else:
+                        delay = steps[new_step]
+                elif r == GOOD:
+                    if new_step + 1 == len(steps):
+                        after, new_step = REVIEW, None
+                    else:
+                        new_step += 1
+                        delay = steps[new_step]
+                else:
+                    after, new_step = REVIEW, None
+            if after == REVIEW:
+                new_step = None
+            out[r] = _Reviewed(after, new_step, s, d, delay)
+        return out
+
+    def _fsrs_review_all(self, state: ItemState, now_ms: int) -> dict[int, _Reviewed]:
+        """The same through ``fsrs.Scheduler.review_card`` itself (the reference the tests compare with)."""
+        card = self._to_card(state, now_ms)
+        now = _utc(now_ms)
+        out = {}
+        for r in RATINGS:
+            result = self._fsrs.review_card(card, fsrs.Rating(r), now)[0]
+            after = {fsrs.State.Learning: LEARNING, fsrs.State.Review: REVIEW,
+                     fsrs.State.Relearning: RELEARNING}[result.state]
+            out[r] = _Reviewed(after, result.step, result.stability, result.difficulty,
+                               None if after == REVIEW else result.due - now)
+        return out
 
     def _to_card(self, state: ItemState, now_ms: int) -> fsrs.Card:
         now = _utc(now_ms)
@@ -459,7 +558,7 @@ class ReviewScheduler:
         _, upper = self._fuzz_bounds(interval, 1, max(self.settings.maximum_interval, 1))
         return previous if previous <= upper else 0
 
-    def _preview(self, before: ItemState, rating: int, card: fsrs.Card, days: int | None, now_ms: int) -> Preview:
+    def _preview(self, before: ItemState, rating: int, card: _Reviewed, days: int | None, now_ms: int) -> Preview:
         lapses = before.lapses + (1 if before.state == REVIEW and rating == AGAIN else 0)
         leech = before.leech or lapses >= self.settings.leech_lapses
         # Anki stores stability to 4 decimal places and difficulty to 3; the next review
@@ -471,8 +570,9 @@ class ReviewScheduler:
             due = self.days.add_days(now_ms, days)
             after = ItemState(state=REVIEW, step=None, due_ms=due, interval=days, **common)
             return Preview(rating, after, due, interval_days=days)
-        secs = round((card.due - _utc(now_ms)).total_seconds())
-        state = LEARNING if card.state == fsrs.State.Learning else RELEARNING
+        assert card.delay is not None
+        secs = round(card.delay.total_seconds())
+        state = card.state
         due = now_ms + secs * 1000
         after = ItemState(state=state, step=card.step, due_ms=due, interval=-secs, **common)
         return Preview(rating, after, due, interval_secs=secs)

@@ -22,9 +22,10 @@ The session reads "now" from an injected clock; every change goes to the store a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from bisect import bisect_left, insort
+from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .clock import Clock, MINUTE_MS
 from .models import Deck, Item
@@ -36,6 +37,8 @@ if TYPE_CHECKING:  # the store imports core, never the other way round at run ti
 
 LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new", "cram"
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
+_NO_END_MS = 2 ** 62  # "due whenever": every learning item
+_FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,62 @@ class ItemInfo:
     retrievability: float | None
 
 
+class _Rows:
+    """The first rows of one queue as the database orders them (the whole queue when ``complete``).
+
+    It stays exactly the database's first ``len(rows)`` rows: an answer removes its item
+    and inserts it again only where it falls inside what was read; a walk past the end
+    reads twice as many rows again.
+    """
+
+    def __init__(self, fetch: Callable[[int], list[ItemRow]], key: Callable[[ItemRow], tuple]) -> None:
+        self._fetch = fetch
+        self.key = key
+        self.rows: list[ItemRow] = []
+        self.complete = False
+        self._read(_FIRST_ROWS)
+
+    def _read(self, size: int) -> None:
+        self.rows = self._fetch(size)
+        self.complete = len(self.rows) < size
+
+    def __iter__(self) -> Iterator[ItemRow]:
+        i = 0
+        while True:
+            if i >= len(self.rows):
+                if self.complete:
+                    return
+                self._read(2 * len(self.rows) + _FIRST_ROWS)
+                continue
+            yield self.rows[i]
+            i += 1
+
+    def at_least(self, n: int) -> int:
+        """How many rows there are, counting no further than ``n``."""
+        while len(self.rows) < n and not self.complete:
+            self._read(max(n, 2 * len(self.rows) + _FIRST_ROWS))
+        return min(n, len(self.rows))
+
+    def remove(self, row: ItemRow) -> None:
+        i = bisect_left(self.rows, self.key(row), key=self.key)
+        if not (i < len(self.rows) and self.rows[i].id == row.id):
+            i = next((j for j, r in enumerate(self.rows) if r.id == row.id), -1)
+        if i >= 0:
+            del self.rows[i]
+
+    def add(self, row: ItemRow) -> None:
+        if self.complete or (self.rows and self.key(row) < self.key(self.rows[-1])):
+            insort(self.rows, row, key=self.key)
+
+
+def _due_order(row: ItemRow) -> tuple:
+    return (row.state.due_ms, row.id)
+
+
+def _bank_order(row: ItemRow) -> tuple:
+    return (row.position,)
+
+
 @dataclass
 class _Today:
     day_start: int
@@ -122,6 +181,10 @@ class _Today:
     done: dict[str, tuple[int, int]]  # deck -> (new introduced, reviews answered)
     reviewed: dict[str, set[str]]  # sibling group -> keys reviewed today
     review_due: dict[str, int]  # deck -> reviews due today (before limits)
+    # Today's queues, read when first needed (visible items only: present, not suspended or buried).
+    learning: _Rows | None = None  # every learning item, soonest due first
+    reviews: _Rows | None = None  # reviews due today, most overdue first
+    new: dict[str, _Rows] = field(default_factory=dict)  # deck -> new items in bank order
 
 
 @dataclass
@@ -286,14 +349,16 @@ class ReviewSession:
         days = self.scheduler.days
         today = days.day_of(now)
         new_left, review_left = limits or self._limits_left(days.start_ms(today))
-        learning = sum(self.store.due_counts(self.deck_ids, 1, now + self._learn_ahead_ms() + 1, today).values())
+        cached = self._today(days.start_ms(today))
+        soon = now + self._learn_ahead_ms()
+        learning = 0
+        for row in self._learning(cached):
+            if row.state.due_ms > soon:
+                break
+            learning += 1
         # Capped per deck: counting stops at what today's limits would let through.
-        due = self._today(days.start_ms(today)).review_due
-        review = sum(min(n, review_left[d]) for d, n in due.items())
-        if all(new_left[d] == new_left["*"] for d in self.deck_ids):  # no deck limit is tighter
-            new = self.store.count_capped(self.deck_ids, 0, None, today, new_left["*"])
-        else:
-            new = sum(self.store.count_capped(d, 0, None, today, new_left[d]) for d in self.deck_ids)
+        review = sum(min(n, review_left[d]) for d, n in cached.review_due.items())
+        new = sum(self._new(cached, d).at_least(new_left[d]) for d in self.deck_ids if new_left[d] > 0)
         return Counts(new=min(new, new_left["*"]), learning=learning, review=min(review, review_left["*"]))
 
     def upcoming(self, limit: int = 10_000) -> list[tuple[str, str]]:
@@ -439,9 +504,9 @@ class ReviewSession:
         """Today's figures that only writes can change: answers done per deck, keys reviewed
         per sibling group, reviews due per deck.
 
-        Kept in memory and updated as this session answers; read again from the database
-        when the day changes, after any other write (undo, bury, another window), or when
-        another process committed (data_version).
+        Kept in memory and updated as this session answers, with today's queues; read again
+        from the database when the day changes, after any other write (undo, bury, another
+        window), or when another process committed (data_version).
         """
         version = self.store.data_version()
         cached = self._today_cache
@@ -479,6 +544,15 @@ class ReviewSession:
         due_after = after.state == REVIEW and (after.due_ms or 0) < end
         if due_before != due_after:
             cached.review_due[before.deck_id] = cached.review_due.get(before.deck_id, 0) + (1 if due_after else -1)
+        # The queues: the item leaves the one it was in and joins the one its new state puts it in.
+        for rows in self._queues_of(cached, before):
+            rows.remove(before)
+        visible = before.present and not before.suspended and before.buried_day < day
+        if visible:
+            row = replace(before, state=after)
+            for rows in self._queues_of(cached, row):
+                if rows is not cached.reviews or (after.due_ms or 0) < end:
+                    rows.add(row)
         cached.version = version
         self._today_cache = cached
 
@@ -516,18 +590,17 @@ class ReviewSession:
             taken.add(row.id)
             chosen.setdefault(row.sibling_key, set()).add(row.key)
 
-        for row in self.store.learning_due(self.deck_ids, now, today, limit):
+        cached = self._today(start)
+        for row in self._learning(cached):
+            if len(out) >= limit or row.state.due_ms > now:
+                break
             take(row, LEARNING_QUEUE)
         if len(out) >= limit:
             return out[:limit]
 
         new_left, review_left = (dict(d) for d in limits) if limits else self._limits_left(start)
-        batch = limit + 2  # spare rows for siblings filtered out; more batches follow if needed
-        allowed = [d for d in self.deck_ids if review_left[d] > 0]
-        offset = 0
-        while allowed and review_left["*"] > 0 and len(out) < limit:
-            rows = self.store.reviews_due(allowed, end, today, batch, offset)
-            for row in rows:
+        if any(review_left[d] > 0 for d in self.deck_ids) and review_left["*"] > 0 and len(out) < limit:
+            for row in self._reviews(cached):
                 if len(out) >= limit or review_left["*"] <= 0:
                     break
                 if review_left[row.deck_id] <= 0 or row.id in taken or blocked(row):
@@ -535,30 +608,60 @@ class ReviewSession:
                 take(row, REVIEW_QUEUE)
                 review_left[row.deck_id] -= 1
                 review_left["*"] -= 1
-            if len(rows) < batch:
-                break
-            offset += batch
 
         for deck_id in self.deck_ids:
-            offset = 0
-            while new_left[deck_id] > 0 and new_left["*"] > 0 and len(out) < limit:
-                rows = self.store.new_items(deck_id, today, batch, offset)
-                for row in rows:
-                    if len(out) >= limit or new_left[deck_id] <= 0 or new_left["*"] <= 0:
-                        break
-                    if row.id in taken or blocked(row):
-                        continue
-                    take(row, NEW_QUEUE)
-                    new_left[deck_id] -= 1
-                    new_left["*"] -= 1
-                if len(rows) < batch:
+            if new_left[deck_id] <= 0 or new_left["*"] <= 0 or len(out) >= limit:
+                continue
+            for row in self._new(cached, deck_id):
+                if len(out) >= limit or new_left[deck_id] <= 0 or new_left["*"] <= 0:
                     break
-                offset += batch
+                if row.id in taken or blocked(row):
+                    continue
+                take(row, NEW_QUEUE)
+                new_left[deck_id] -= 1
+                new_left["*"] -= 1
 
         if not out:
-            for row in self.store.learning_due(self.deck_ids, now + self._learn_ahead_ms(), today, limit):
+            soon = now + self._learn_ahead_ms()
+            for row in self._learning(cached):
+                if len(out) >= limit or row.state.due_ms > soon:
+                    break
                 take(row, LEARNING_QUEUE)
         return out[:limit]
+
+    # -- today's queues in memory (see _Rows)
+
+    def _learning(self, cached: _Today) -> _Rows:
+        if cached.learning is None:
+            today = self.scheduler.days.day_of(cached.day_start)
+            cached.learning = _Rows(lambda n: self.store.learning_due(self.deck_ids, _NO_END_MS, today, n),
+                                    _due_order)
+        return cached.learning
+
+    def _reviews(self, cached: _Today) -> _Rows:
+        if cached.reviews is None:
+            days = self.scheduler.days
+            today = days.day_of(cached.day_start)
+            end = days.end_ms(today)
+            cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n), _due_order)
+        return cached.reviews
+
+    def _new(self, cached: _Today, deck_id: str) -> _Rows:
+        rows = cached.new.get(deck_id)
+        if rows is None:
+            today = self.scheduler.days.day_of(cached.day_start)
+            rows = cached.new[deck_id] = _Rows(lambda n: self.store.new_items(deck_id, today, n), _bank_order)
+        return rows
+
+    def _queues_of(self, cached: _Today, row: ItemRow) -> list[_Rows]:
+        """The in-memory queue(s) already read that an item in this state belongs to."""
+        state = row.state
+        if state.in_learning:
+            return [cached.learning] if cached.learning is not None else []
+        if state.state == REVIEW:
+            return [cached.reviews] if cached.reviews is not None else []
+        rows = cached.new.get(row.deck_id)
+        return [rows] if rows is not None else []
 
     # -- cram
 
