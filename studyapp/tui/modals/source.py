@@ -65,7 +65,8 @@ class SourceModal(AppModal):
         scroll = self.query_one("#source-scroll", VerticalScroll)
         target = self.query_one("#source-text", Static)
         line = self._wrapped_line(target, self.quote_lines[self.quote_index])
-        scroll.scroll_to(y=max(0, line - 2), animate=False)
+        # One line of context above the passage, when the window has room for it.
+        scroll.scroll_to(y=max(0, line - (1 if scroll.size.height > 4 else 0)), animate=False)
 
     def _wrapped_line(self, target: Static, source_line: int) -> int:
         """The row on screen where a line of the document starts, counting wrapped rows above it."""
