@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-from common import row  # noqa: E402
+from common import markdown, row  # noqa: E402
 
 DECKS = 10
 DAY = 86_400_000
@@ -286,15 +286,5 @@ def run(quick: bool = False) -> list[dict]:
     ]
 
 
-def markdown(rows: list[dict]) -> str:
-    lines = ["| figure | studyapp | Anki | ratio | note |", "|---|---|---|---|---|"]
-    for r in rows:
-        def fmt(value):
-            return "—" if value is None else f"{value:,.1f} {r['unit']}"
-        ratio = f"{r['ratio']:.2f}x" if r.get("ratio") is not None else "—"
-        lines.append(f"| {r['figure']} | {fmt(r['studyapp'])} | {fmt(r['baseline'])} | {ratio} | {r['note']} |")
-    return "\n".join(lines)
-
-
 if __name__ == "__main__":
-    print(markdown(run("--quick" in sys.argv)))
+    print(markdown(run("--quick" in sys.argv), baseline="Anki"))

@@ -38,7 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
-from common import row  # noqa: E402
+from common import markdown, row  # noqa: E402
 
 DECK = "pytorch-mega-cache"
 READY_TEXT = "Space: show the answer"
@@ -292,16 +292,6 @@ def _p90(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
 
 
-def markdown(rows: list[dict]) -> str:
-    lines = ["| figure | studyapp | bare Textual | ratio | note |", "|---|---|---|---|---|"]
-    for r in rows:
-        def fmt(value):
-            return "—" if value is None else f"{value:,.1f} {r['unit']}"
-        ratio = f"{r['ratio']:.2f}x" if r.get("ratio") is not None else "—"
-        lines.append(f"| {r['figure']} | {fmt(r['studyapp'])} | {fmt(r['baseline'])} | {ratio} | {r['note']} |")
-    return "\n".join(lines)
-
-
 if __name__ == "__main__":
     if "--child" in sys.argv:
         args = sys.argv[sys.argv.index("--child") + 1:]
@@ -310,4 +300,4 @@ if __name__ == "__main__":
         else:
             print(json.dumps(child_bare(int(args[1]))))
     else:
-        print(markdown(run("--quick" in sys.argv)))
+        print(markdown(run("--quick" in sys.argv), baseline="bare Textual"))

@@ -63,3 +63,14 @@ def command_env(home: Path, pycache: Path) -> dict[str, str]:
     env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
 
+
+
+def markdown(rows: list[dict], baseline: str) -> str:
+    """A module's rows as a small table, for running one bench module on its own."""
+    lines = [f"| figure | studyapp | {baseline} | ratio | note |", "|---|---|---|---|---|"]
+    for r in rows:
+        def fmt(value):
+            return "—" if value is None else f"{value:,.1f} {r['unit']}"
+        ratio = f"{r['ratio']:.2f}x" if r.get("ratio") is not None else "—"
+        lines.append(f"| {r['figure']} | {fmt(r['studyapp'])} | {fmt(r['baseline'])} | {ratio} | {r.get('note', '')} |")
+    return "\n".join(lines)
