@@ -150,10 +150,20 @@ def cmd_check(args) -> int:
 
 
 def cmd_list(args) -> int:
-    from .core.progress_summary import deck_summaries
-
     catalog = load_catalog(args)
-    rows = deck_summaries(catalog.decks, location(args))
+    where = location(args)
+    counts: dict[str, tuple[int, int]] = {}
+    if where.database.exists():
+        # Only with progress to read: the store and the scheduler cost start-up time.
+        from .store.summary import new_and_due
+
+        counts = new_and_due(catalog.decks, where)
+    rows = []
+    for deck in catalog.decks:
+        items = len(deck.items())
+        new, due = counts.get(deck.id, (items, 0))
+        rows.append({"id": deck.id, "title": deck.title, "path": str(deck.path), "cards": len(deck.cards),
+                     "items": items, "new": new, "due": due})
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return EXIT_OK

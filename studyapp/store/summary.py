@@ -49,3 +49,4 @@ def first_answer_ms(store) -> int | None:
         row = store.conn.execute("SELECT time_ms FROM review_log WHERE kind IN ('review', 'cram') "
                                  "ORDER BY time_ms LIMIT 1").fetchone()
     return row[0] if row else None
+
