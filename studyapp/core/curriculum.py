@@ -232,6 +232,19 @@ def _cycle(tracks: list[Track]) -> list[Track]:
     return []
 
 
+def first_curriculum(folders: list[Path], known_decks: set[str]) -> tuple[Curriculum | None, list[tuple[Path, list[Problem]]]]:
+    """The first curriculum among ``folders`` that loads cleanly, and every one that did not, with its problems."""
+    chosen: Curriculum | None = None
+    broken: list[tuple[Path, list[Problem]]] = []
+    for path in find_curricula(folders):
+        curriculum, problems = load_curriculum(path, known_decks)
+        if curriculum is None:
+            broken.append((path, problems))
+        elif chosen is None:
+            chosen = curriculum
+    return chosen, broken
+
+
 def check_curricula(paths: list[Path], catalog) -> list[Problem]:
     """For `studyapp check`: every curriculum.yaml in the checked folders, against every known deck."""
     known = {deck.id for deck in catalog.decks}

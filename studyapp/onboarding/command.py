@@ -28,23 +28,18 @@ def run_report(args) -> int:
 def collect_report(location, catalog, clock=None) -> dict:
     """Read the learner's database (without changing it) and build the report."""
     from ..core.clock import SystemClock
-    from ..core.curriculum import find_curricula, load_curriculum
+    from ..core.curriculum import first_curriculum
     from ..core.catalog import deck_dirs
     from ..core.scheduler import Settings, StudyDays, resolve_zone
     from ..store import open_store
     from .report import Answer, ExamResult, ItemFacts, build_report
 
     clock = clock or SystemClock()
-    curriculum = None
-    known = {deck.id for deck in catalog.decks}
-    for path in find_curricula(deck_dirs(list(location.deck_dirs))):
-        loaded, problems = load_curriculum(path, known)
-        if loaded is None:
-            first = next((p for p in problems if p.is_error), None)
-            print(f"{first.format() if first else path}\nstudyapp: warning: curriculum {path} ignored; "
-                  f"run 'studyapp check {path.parent}'", file=sys.stderr)
-            continue
-        curriculum = curriculum or loaded
+    curriculum, broken = first_curriculum(deck_dirs(list(location.deck_dirs)), {deck.id for deck in catalog.decks})
+    for path, problems in broken:
+        first = next((p for p in problems if p.is_error), None)
+        print(f"{first.format() if first else path}\nstudyapp: warning: curriculum {path} ignored; "
+              f"run 'studyapp check {path.parent}'", file=sys.stderr)
     items: list[ItemFacts] = []
     answers: list[Answer] = []
     exams: list[ExamResult] = []

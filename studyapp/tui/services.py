@@ -126,15 +126,11 @@ class Services:
     def curriculum(self):
         """The first valid curriculum.yaml among the deck folders, or None; blocking."""
         from ..core.catalog import deck_dirs
-        from ..core.curriculum import find_curricula, load_curriculum
+        from ..core.curriculum import first_curriculum
 
         known = {deck.id for deck in self.catalog().decks}
         folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self._deck_dirs, self._environ)
-        for path in find_curricula(list(folders)):
-            curriculum, _ = load_curriculum(path, known)
-            if curriculum is not None:
-                return curriculum
-        return None
+        return first_curriculum(list(folders), known)[0]
 
     def exam_settings(self, seed: int | None = None):
         """The curriculum's exam (size, pass mark, seed, mode), or the defaults; blocking."""
