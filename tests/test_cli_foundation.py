@@ -43,7 +43,8 @@ def test_check_json_shape_and_exit_code(cli_env, tmp_path):
     assert result.returncode == 1
     document = json.loads(result.stdout)  # nothing else on stdout
     assert set(document) == {"ok", "decks", "cards", "problems"}
-    assert document["ok"] is False and document["decks"] == 1 and document["cards"] == 1
+    # Both cards count, the one left out for its error too: the file has two.
+    assert document["ok"] is False and document["decks"] == 1 and document["cards"] == 2
     (problem, *rest) = document["problems"]
     assert set(problem) == {"path", "line", "column", "severity", "code", "message"}
     assert {p["code"] for p in document["problems"]} == {"unknown-key", "missing-field"}
@@ -77,9 +78,11 @@ def test_list_json_shows_bundled_and_extra_decks(cli_env, tmp_path):
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
     assert len(rows) == 9
-    extra = rows[-1]
-    assert set(extra) == {"id", "title", "path", "cards", "items", "new", "due"}
-    assert (extra["id"], extra["cards"], extra["items"], extra["new"], extra["due"]) == ("extra", 2, 3, 3, 0)
+    # The learner's own folders come first; the bundled decks after them.
+    extra = rows[0]
+    assert set(extra) == {"id", "title", "path", "cards", "items", "new", "learning", "due"}
+    assert (extra["id"], extra["cards"], extra["items"], extra["new"], extra["learning"], extra["due"]) == \
+        ("extra", 2, 3, 3, 0, 0)
     # --decks does the same as the environment variable
     flagged = json.loads(run_cli(["list", "--json", "--decks", str(folder)], cli_env).stdout)
     assert [r["id"] for r in flagged] == [r["id"] for r in rows]
@@ -130,6 +133,40 @@ def test_domain_packages_never_import_ui_libraries(package):
                 names = [node.module]
             for name in names:
                 assert name.split(".")[0] not in UI_LIBRARIES, f"{path.relative_to(ROOT)} imports {name}"
+
+
+def _imports(path: Path, module_name: str | None = None) -> list[tuple[str, int]]:
+    """(absolute module name, line) of every import in a studyapp module, relative ones resolved."""
+    import ast
+
+    package = module_name or ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    if path.name == "__init__.py":
+        package += ".__init__"
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:-node.level] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found += [(module, node.lineno)] + [(f"{module}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def test_nothing_below_the_command_line_imports_it():
+    """cli.py parses and hands a context down; no package imports back up from it."""
+    offenders = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+                 for path in (ROOT / "studyapp").rglob("*.py") if path.name not in ("cli.py", "__main__.py")
+                 for name, line in _imports(path) if name == "studyapp.cli" or name.startswith("studyapp.cli.")]
+    assert offenders == []
+
+
+def test_the_import_check_sees_relative_imports_of_cli(tmp_path):
+    """The check above must catch ``from ..cli import x`` (the form that was used before)."""
+    sample = tmp_path / "probe.py"
+    sample.write_text("from ..cli import main\nfrom .. import cli\n", encoding="utf-8")
+    names = [name for name, _ in _imports(sample, "studyapp.export.probe")]
+    assert "studyapp.cli" in names and "studyapp.cli.main" in names
 
 
 @pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["check"], ["--version"], ["stats", "--json"],

@@ -4,7 +4,7 @@ import os
 import pickle
 
 from studyapp.core.catalog import discover, load_paths
-from studyapp.core.deckcache import DeckCache
+from studyapp.core.deckcache import CACHE_FORMAT, DeckCache
 
 DECK = "schema: 1\nid: d\ntitle: D\nseed: ../seed.md\ncards:\n  - {id: a, type: basic, front: What is first?, back: alpha, source: alpha}\n"
 
@@ -65,7 +65,7 @@ def test_a_corrupt_cache_is_ignored_and_rebuilt(tmp_path):
     folder, cache_file = setup_folder(tmp_path)
     cache_file.write_bytes(b"not a pickle at all")
     assert [d.id for d in load_paths([folder], DeckCache(cache_file)).decks] == ["d"]
-    assert pickle.loads(cache_file.read_bytes())["format"] == 1
+    assert pickle.loads(cache_file.read_bytes())["format"] == CACHE_FORMAT
 
 
 def test_an_unwritable_cache_location_changes_nothing(tmp_path):
@@ -78,7 +78,7 @@ def test_an_unwritable_cache_location_changes_nothing(tmp_path):
 
 def test_discover_uses_the_cache_file(tmp_path):
     folder, cache_file = setup_folder(tmp_path)
-    catalog = discover([str(folder)], environ={}, cache_file=cache_file)
+    catalog = discover([folder], cache_file=cache_file)
     assert "d" in [d.id for d in catalog.decks] and cache_file.exists()
 
 

@@ -6,7 +6,7 @@ from studyapp.core.catalog import bundled_decks_dir, load_paths
 from studyapp.core.clock import FakeClock
 from studyapp.core.curriculum import ExamSettings
 from studyapp.core.settings import resolve
-from studyapp.onboarding.command import collect_report
+from studyapp.onboarding.collect import collect_report
 from studyapp.onboarding.exams import build_exam, exam_settings, record_exam
 from studyapp.store import open_store
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from studyapp.cli import main
-from studyapp.export import command
+from studyapp.commands import export as command
 from studyapp.export.anki import LedgerNote
-from studyapp.export.command import StderrProgress
+from studyapp.commands.export import StderrProgress
 from studyapp.export.ledger import Ledger, local_ledger_path
 
 DECK = "pytorch-mega-cache"
@@ -49,7 +49,7 @@ def test_export_writes_a_package_and_says_what_it_wrote(home, tmp_path, capsys):
     out = tmp_path / "mega.apkg"
     assert main(["export", "anki", DECK, "-o", str(out)]) == 0
     printed = capsys.readouterr()
-    assert printed.out.startswith(f"Wrote {out}: 1 decks,")
+    assert printed.out.startswith(f"Wrote {out}: 1 deck,")
     with zipfile.ZipFile(out) as archive:
         assert sorted(archive.namelist()) == ["collection.anki2", "media"]
     umask = os.umask(0)
@@ -128,7 +128,7 @@ def test_changes_are_remembered_in_the_home_folder(home, tmp_path, capsys):
     write_deck(extra, "mine", GOOD_CARD)
     out = tmp_path / "mine.apkg"
     assert main(["export", "anki", "--decks", str(extra), "mine", "-o", str(out)]) == 0
-    assert "1 new or changed since the last export" in capsys.readouterr().out
+    assert "1 new or changed since your last export" in capsys.readouterr().out
     remembered = Ledger.load(local_ledger_path(home))
     assert [e.label for e in remembered.notes.values()] == ["mine/a"]
     assert main(["export", "anki", "--decks", str(extra), "mine", "-o", str(out)]) == 0
@@ -174,7 +174,7 @@ def test_progress_stays_quiet_for_small_exports_and_redraws_on_a_terminal():
 
 
 def test_the_export_modules_import_neither_textual_nor_rich():
-    code = ("import sys, studyapp.export.command, studyapp.export.anki, studyapp.export.ledger; "
+    code = ("import sys, studyapp.commands.export, studyapp.export.anki, studyapp.export.ledger; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'rich'}))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

@@ -362,23 +362,23 @@ def test_two_windows_answering_the_same_item_chain_their_answers(tmp_path):
 
 
 def test_list_counts_without_touching_a_missing_database(tmp_path):
-    from studyapp.store.summary import new_and_due
+    from studyapp.store.summary import deck_counts
 
     decks = [deck("a", 4), deck("b", [card("r", "reverse")])]
-    assert new_and_due(decks, location(tmp_path)) == {"a": (4, 0), "b": (2, 0)}
+    assert deck_counts(decks, location(tmp_path)) == {"a": (4, 0, 0), "b": (2, 0, 0)}
     assert not (tmp_path / "home").exists()
 
 
 def test_list_counts_new_items_from_the_database(tmp_path):
-    from studyapp.store.summary import new_and_due
+    from studyapp.store.summary import deck_counts
 
     store, clock = store_at(tmp_path)
     decks = [deck("a", 6), deck("b", 2)]
     _answer_some(store, clock, decks, [GOOD, EASY, AGAIN])
     store.close()
-    counts = new_and_due(decks, location(tmp_path))
-    assert counts["a"][0] == 3 and counts["b"] == (2, 0)
-    assert 0 <= counts["a"][1] <= 3
+    counts = deck_counts(decks, location(tmp_path))
+    # Good and Again leave a new item in learning; Easy graduates it to review.
+    assert counts["a"][:2] == (3, 2) and counts["b"] == (2, 0, 0)
 
 
 def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):

@@ -21,7 +21,7 @@ from .. import __version__
 from .models import Card, Deck, LoadResult, Position
 from .problems import Problem
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: LoadResult.card_entries
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

@@ -72,8 +72,9 @@ def load_deck(path: Path, seeds: SeedCache | None = None) -> LoadResult:
     except DeckLoadError as error:
         problems.append(Problem(str(path), error.line, error.column, ERROR, error.code, error.message))
         return LoadResult(path, None, problems)
-    deck = _DeckBuilder(path, problems, seeds or SeedCache()).build(data)
-    return LoadResult(path, deck, problems)
+    builder = _DeckBuilder(path, problems, seeds or SeedCache())
+    deck = builder.build(data)
+    return LoadResult(path, deck, problems, card_entries=builder.card_entries)
 
 
 def normalise_question(text: str) -> str:
@@ -89,6 +90,7 @@ class _DeckBuilder:
         self.seeds = seeds
         # Problems the YAML layer already found (duplicate keys) count as errors too.
         self.errors = sum(1 for p in problems if p.is_error)
+        self.card_entries = 0  # every entry under cards:, loaded or left out for its errors
 
     def report(self, position: Position, code: str, message: str, severity: str = ERROR) -> None:
         self.problems.append(Problem(self.where, position.line, position.column, severity, code, message))
@@ -214,6 +216,7 @@ class _DeckBuilder:
             return []
         if not cards_value:
             self.report(data.value_positions["cards"], "no-cards", "the deck has no cards; add at least one")
+        self.card_entries = len(cards_value)
         cards: list[Card] = []
         first_by_id: dict[str, Position] = {}
         first_by_question: dict[str, tuple[str, Position]] = {}

@@ -137,6 +137,7 @@ class LoadResult:
     path: Path
     deck: Deck | None
     problems: list[Problem] = field(default_factory=list)
+    card_entries: int = 0  # cards in the file, counting those left out for their errors
 
     @property
     def ok(self) -> bool:

@@ -17,7 +17,8 @@ PROFILE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 class Location:
     home: Path
     profile: str
-    deck_dirs: tuple[str, ...]
+    # The learner's own deck folders (flags, environment, ./decks), before the bundled one.
+    deck_dirs: tuple[Path, ...]
 
     @property
     def database(self) -> Path:
@@ -25,7 +26,10 @@ class Location:
 
 
 def resolve(home: str | None = None, profile: str | None = None, decks: list[str] | None = None,
-            environ: dict | None = None) -> Location:
+            environ: dict | None = None, cwd: Path | None = None) -> Location:
+    """``cwd`` is where a ``decks/`` folder counts as the learner's own (None: don't look)."""
+    from .catalog import user_deck_dirs
+
     environ = os.environ if environ is None else environ
     home = home or environ.get("STUDYAPP_HOME")
     if not home:
@@ -38,4 +42,4 @@ def resolve(home: str | None = None, profile: str | None = None, decks: list[str
             f"profile name {profile!r} is not allowed; use letters, digits, '.', '_' and '-' (at most 64)",
             code="usage",
         )
-    return Location(Path(home).expanduser(), profile, tuple(decks or ()))
+    return Location(Path(home).expanduser(), profile, tuple(user_deck_dirs(decks, environ, cwd)))

@@ -37,9 +37,9 @@ def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None 
     return figures
 
 
-def new_and_due(decks: Sequence[Deck], location: Location) -> dict[str, tuple[int, int]]:
-    """(new, due) per deck id, for ``studyapp list``: never-studied items and items due today."""
-    return {deck_id: (row["new"], row["due"]) for deck_id, row in deck_figures(decks, location).items()}
+def deck_counts(decks: Sequence[Deck], location: Location) -> dict[str, tuple[int, int, int]]:
+    """(new, learning, due) per deck id, for ``studyapp list``."""
+    return {deck_id: (row["new"], row["learning"], row["due"]) for deck_id, row in deck_figures(decks, location).items()}
 
 
 def first_answer_ms(store) -> int | None:

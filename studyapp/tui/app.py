@@ -29,6 +29,7 @@ class Start:
     quiz_mode: str = "mixed"
     quiz_seed: int | None = None
     exam: bool = False  # quiz --exam: the curriculum's seeded exam, recorded with the profile
+    notice: str | None = None  # what the command line adjusted (a quiz shorter than asked), shown on arrival
 
 
 class StudyApp(App[int]):
@@ -44,7 +45,7 @@ class StudyApp(App[int]):
         self.services = services
         self.config = config
         self.start = start
-        # Set before exiting on a problem the learner must fix; launch.py prints it after the UI is gone.
+        # Set before exiting on a problem the learner must fix; commands/tui.py prints it after the UI is gone.
         self.error_message: str | None = None
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self._keymap = self._normalize_keymap(config.keys)
@@ -60,6 +61,8 @@ class StudyApp(App[int]):
         self.push_screen(self._first_screen())
         for warning in self.config.warnings:
             self.notify(warning, severity="warning", markup=False, timeout=8)
+        if self.start.notice:
+            self.notify(self.start.notice, markup=False, timeout=8)
 
     def _first_screen(self) -> Screen:
         start = self.start

@@ -25,16 +25,13 @@ if TYPE_CHECKING:
 
 
 class Services:
-    def __init__(self, location: Location, *, clock: Clock | None = None, deck_dirs: Sequence[str] | None = None,
-                 environ: dict | None = None, deck_paths: Sequence[Path] | None = None,
-                 catalog: Catalog | None = None) -> None:
-        """``deck_dirs`` and ``environ`` as for ``discover`` (the bundled decks plus these); ``deck_paths``
-        instead loads exactly these files or folders, and ``catalog`` uses decks already loaded
-        (tests, benchmarks)."""
+    def __init__(self, location: Location, *, clock: Clock | None = None,
+                 deck_paths: Sequence[Path] | None = None, catalog: Catalog | None = None) -> None:
+        """Decks come from the location's folders and the bundled ones (as ``discover`` finds them);
+        ``deck_paths`` instead loads exactly these files or folders, and ``catalog`` uses decks
+        already loaded (by the command line, tests, benchmarks)."""
         self.location = location
         self.clock: Clock = clock or SystemClock()
-        self._deck_dirs = list(deck_dirs or location.deck_dirs)
-        self._environ = environ
         self._deck_paths = list(deck_paths) if deck_paths is not None else None
         self._catalog: Catalog | None = catalog
         self._catalog_lock = threading.Lock()
@@ -52,7 +49,7 @@ class Services:
                     self._catalog = load_paths(self._deck_paths)
                 else:
                     # The same cache as the command line's: unchanged decks are not parsed again.
-                    self._catalog = discover(self._deck_dirs, self._environ,
+                    self._catalog = discover(self.location.deck_dirs,
                                              cache_file=self.location.home / "cache" / "decks.pickle")
             return self._catalog
 
@@ -62,19 +59,8 @@ class Services:
         return self._catalog
 
     def decks(self, deck_ids: Sequence[str] = ()) -> list[Deck]:
-        """The decks with these ids (all when none); unknown ids are a usage error naming the known ones."""
-        catalog = self.catalog()
-        if not deck_ids:
-            return list(catalog.decks)
-        known = {deck.id: deck for deck in catalog.decks}
-        unknown = [deck_id for deck_id in deck_ids if deck_id not in known]
-        if unknown:
-            broken = {str(r.path) for r in catalog.broken_files}
-            hint = f"; decks that failed to load: {', '.join(sorted(broken))}" if broken else ""
-            raise StudyappError(
-                f"unknown deck id {', '.join(repr(u) for u in unknown)}; known decks: "
-                f"{', '.join(sorted(known)) or '(none)'}{hint}", code="usage")
-        return [known[deck_id] for deck_id in dict.fromkeys(deck_ids)]
+        """The decks with these ids (all when none); unknown ids are a usage error (see Catalog.select)."""
+        return self.catalog().select(deck_ids)
 
     def load_warnings(self) -> list[str]:
         """One line per deck file that did not load: its name, its first error, and what to run."""
@@ -129,7 +115,7 @@ class Services:
         from ..core.curriculum import first_curriculum
 
         known = {deck.id for deck in self.catalog().decks}
-        folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self._deck_dirs, self._environ)
+        folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs)
         return first_curriculum(list(folders), known)[0]
 
     def exam_settings(self, seed: int | None = None):

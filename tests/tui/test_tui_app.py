@@ -249,7 +249,7 @@ async def test_ctrl_c_quits_from_anywhere(harness, where):
 # -- import hygiene --------------------------------------------------------------------------
 
 def test_launch_module_does_not_import_textual_until_the_app_runs():
-    code = ("import sys\nimport studyapp.tui.launch\n"
+    code = ("import sys\nimport studyapp.commands.tui\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr

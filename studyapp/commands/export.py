@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.problems import StudyappError
+from ..core.wording import plural
 
 # Below this many notes an export takes a blink; above it, say how far it got.
 PROGRESS_THRESHOLD = 2000
@@ -37,24 +38,32 @@ class StderrProgress:
         self.stream.flush()
 
 
-def run_export(args) -> int:
-    from ..cli import load_catalog, location, select_decks
-    from .anki import export_anki
+def run_export(context, args) -> int:
+    from ..export.anki import export_anki
 
     if args.format != "anki":
         raise StudyappError(f"unknown export format {args.format!r}; the one format is 'anki'", code="usage")
-    catalog = load_catalog(args)
-    decks = select_decks(catalog, args.deck_ids)
+    output = Path(args.output)
+    if output.suffix.lower() != ".apkg" and not output.is_dir():
+        # Anki's File > Import picks packages by their extension; a .txt would be taken for a text import.
+        raise StudyappError(f"-o {args.output}: an Anki package's name must end in .apkg "
+                            f"(for example -o {output.with_suffix('.apkg')})", code="usage")
+    catalog = context.catalog()
+    decks = catalog.select(args.deck_ids)
     _refuse_failing_decks(catalog, decks, named=bool(args.deck_ids))
-    result = export_anki(decks, Path(args.output), home=location(args).home, progress=StderrProgress(sys.stderr))
+    result = export_anki(decks, output, home=context.home, progress=StderrProgress(sys.stderr))
     for label, old, new in result.kind_changes:
         print(f"studyapp: warning: card {label} changed from {old} to {new}; Anki will not change the type of a "
               "note already in a collection (it reports a conflict and keeps the old note). "
               "Give the card a new id to replace it.", file=sys.stderr)
     if result.ledger_warning:
         print(f"studyapp: warning: {result.ledger_warning}", file=sys.stderr)
-    changed = f"{result.changed_notes} new or changed since the last export" if result.changed_notes else "none changed"
-    print(f"Wrote {result.path}: {result.decks} decks, {result.notes} notes ({changed}), {result.cards} cards")
+    if result.changed_notes:
+        changed = f"{result.changed_notes} new or changed since your last export"
+    else:
+        changed = "none changed since the last export or release: importing it again changes nothing in Anki"
+    print(f"Wrote {result.path}: {plural(result.decks, 'deck')}, {plural(result.notes, 'note')} ({changed}), "
+          f"{plural(result.cards, 'card')}")
     return 0
 
 

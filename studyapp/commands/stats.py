@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 
-from .summary import deck_figures
+from ..store.summary import deck_figures
 
 
-def run_stats(args) -> int:
-    from ..cli import load_catalog, location, select_decks
-
-    catalog = load_catalog(args)
-    decks = select_decks(catalog, list(args.deck_ids or []))
-    figures = deck_figures(decks, location(args))
+def run_stats(context, args) -> int:
+    decks = context.select_decks(args.deck_ids)
+    figures = deck_figures(decks, context.location)
     rows = [{"id": deck.id, **{k: figures[deck.id][k] for k in
                                ("items", "new", "learning", "review", "due", "reviews", "retention")}}
             for deck in decks]

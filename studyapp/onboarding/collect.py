@@ -1,28 +1,8 @@
-"""``studyapp report [--format md|json]`` and ``studyapp report --merge FILE...``."""
+"""A learner's report, read from their database without changing it."""
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
-
-from ..core.problems import StudyappError
-
-
-def run_report(args) -> int:
-    if args.merge:
-        return _merge(args)
-    from ..cli import load_catalog, location
-
-    catalog = load_catalog(args)
-    report = collect_report(location(args), catalog)
-    if args.format == "json":
-        print(json.dumps(report, ensure_ascii=False, indent=2))
-    else:
-        from .report import to_markdown
-
-        print(to_markdown(report), end="")
-    return 0
 
 
 def collect_report(location, catalog, clock=None) -> dict:
@@ -35,7 +15,7 @@ def collect_report(location, catalog, clock=None) -> dict:
     from .report import Answer, ExamResult, ItemFacts, build_report
 
     clock = clock or SystemClock()
-    curriculum, broken = first_curriculum(deck_dirs(list(location.deck_dirs)), {deck.id for deck in catalog.decks})
+    curriculum, broken = first_curriculum(deck_dirs(location.deck_dirs), {deck.id for deck in catalog.decks})
     for path, problems in broken:
         first = next((p for p in problems if p.is_error), None)
         print(f"{first.format() if first else path}\nstudyapp: warning: curriculum {path} ignored; "
@@ -60,20 +40,3 @@ def collect_report(location, catalog, clock=None) -> dict:
     days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
     return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,
                         curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of)
-
-
-def _merge(args) -> int:
-    from .merge import merge_reports, team_markdown, team_summary
-
-    paths = [Path(p) for p in args.merge]
-    result = merge_reports(paths)
-    for message in result.rejected + result.warnings:
-        print(message, file=sys.stderr)
-    if not result.learners:
-        raise StudyappError("no report could be merged; pass files written by 'studyapp report --format json'")
-    summary = team_summary(result)
-    if args.format == "json":
-        print(json.dumps(summary, ensure_ascii=False, indent=2))
-    else:
-        print(team_markdown(summary), end="")
-    return 1 if result.rejected else 0

@@ -1,0 +1,35 @@
+"""``studyapp list [--json]``: the decks, their size and what is due."""
+
+from __future__ import annotations
+
+import json
+
+
+def run_list(context, args) -> int:
+    catalog = context.catalog()
+    counts: dict[str, tuple[int, int, int]] = {}
+    if context.location.database.exists():
+        # Only with progress to read: the store and the scheduler cost start-up time.
+        from ..store.summary import deck_counts
+
+        counts = deck_counts(catalog.decks, context.location)
+    rows = []
+    for deck in catalog.decks:
+        items = len(deck.items())
+        new, learning, due = counts.get(deck.id, (items, 0, 0))
+        rows.append({"id": deck.id, "title": deck.title, "path": str(deck.path), "cards": len(deck.cards),
+                     "items": items, "new": new, "learning": learning, "due": due})
+    for deck, bundled in catalog.shadowed:
+        context.warn(f"studyapp: note: {deck.path} is used in place of the bundled deck '{deck.id}' ({bundled})")
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2), file=context.stdout)
+        return 0
+    if not rows:
+        print("No decks found. Add a folder with --decks DIR or STUDYAPP_DECKS.", file=context.stdout)
+        return 0
+    width = max(len(row["id"]) for row in rows)
+    print(f"{'DECK':<{width}}  {'CARDS':>5}  {'ITEMS':>5}  {'NEW':>5}  {'LEARN':>5}  {'DUE':>5}  TITLE", file=context.stdout)
+    for row in rows:
+        print(f"{row['id']:<{width}}  {row['cards']:>5}  {row['items']:>5}  {row['new']:>5}  {row['learning']:>5}  "
+              f"{row['due']:>5}  {row['title']}", file=context.stdout)
+    return 0

@@ -1,0 +1,76 @@
+"""``studyapp``, ``studyapp study`` and ``studyapp quiz``: the commands that open the terminal UI.
+
+What can be refused on the command line is refused here, before the screen is taken over
+(an unknown deck id, options that do not go together): the message then stays in the terminal
+and the exit status says usage error. Only what the first screen needs is imported; decks load
+and the database opens in workers once the first frame is up.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..core.problems import StudyappError
+
+DEFAULT_QUIZ_QUESTIONS = 10
+
+
+def run_home(context, args) -> int:
+    return _run(context, screen="home")
+
+
+def run_study(context, args) -> int:
+    deck_ids = _checked_deck_ids(context, args.deck_ids)
+    return _run(context, screen="study", deck_ids=deck_ids, cram=bool(getattr(args, "cram", False)))
+
+
+def run_quiz(context, args) -> int:
+    if args.exam:
+        extras = [name for name, given in (("DECK", args.deck_ids), ("-n", args.n is not None),
+                                           ("--mode", args.mode != "mixed")) if given]
+        if extras:
+            raise StudyappError(f"--exam takes its decks, size and mode from the curriculum, so it cannot be "
+                                f"combined with {', '.join(extras)}; drop them, or leave out --exam for a "
+                                "practice quiz", code="usage")
+        return _run(context, screen="quiz", quiz_seed=args.seed, exam=True)
+    n = DEFAULT_QUIZ_QUESTIONS if args.n is None else args.n
+    if n < 1:
+        raise StudyappError(f"-n {n}: a quiz needs at least one question", code="usage")
+    deck_ids = _checked_deck_ids(context, args.deck_ids)
+    from ..core.quiz import eligible
+
+    decks = context.select_decks(deck_ids)
+    available = len(eligible(decks, args.mode))
+    where = ", ".join(deck_ids) if deck_ids else "your decks"
+    if available == 0:
+        raise StudyappError(f"{where}: no question fits --mode {args.mode}; try --mode mixed", code="usage")
+    notice = None
+    if available < n:
+        kind = "" if args.mode == "mixed" else f"{args.mode} "
+        notice = (f"{where} {'has' if len(deck_ids) == 1 else 'have'} {available} {kind}question"
+                  f"{'' if available == 1 else 's'}, fewer than the {n} asked for: the quiz has {available}.")
+    return _run(context, screen="quiz", deck_ids=deck_ids, quiz_n=n, quiz_mode=args.mode, quiz_seed=args.seed,
+                notice=notice)
+
+
+def _checked_deck_ids(context, deck_ids) -> tuple[str, ...]:
+    """The deck ids as the catalog knows them (a unique prefix completed), or a usage error now."""
+    if not deck_ids:
+        return ()
+    return tuple(deck.id for deck in context.select_decks(deck_ids))
+
+
+def _run(context, **start) -> int:
+    from ..tui.app import Start, StudyApp
+    from ..tui.config import load_config
+    from ..tui.services import Services
+
+    services = Services(context.location, catalog=context._catalog)
+    app = StudyApp(services, load_config(context.home), Start(**start))
+    try:
+        app.run()
+    finally:
+        services.close()
+    if app.error_message:
+        print(f"studyapp: error: {app.error_message}", file=sys.stderr)
+    return app.return_code or 0
