@@ -139,6 +139,16 @@ def test_an_edited_copy_of_a_bundled_deck_shadows_it(env, tmp_path):
     assert note.endswith("01-pytorch-mega-cache.yaml)")
 
 
+def test_a_folder_shadowing_several_bundled_decks_says_so_once(env, tmp_path):
+    decks = {f"{i}.yaml": DECK.format(id=deck_id, title=f"Copy {i}")
+             for i, deck_id in enumerate(["qwen3-training", "3fs-file-system"])}
+    repo = project(tmp_path / "repo", decks)
+    result = run_cli(["list"], env, cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [f"studyapp: note: 2 decks in {repo / 'decks'} are used in place of the "
+                                          "bundled decks with the same ids (qwen3-training, 3fs-file-system)"]
+
+
 def test_check_with_no_path_checks_the_folder_being_edited(env, tmp_path):
     broken = DECK.format(id="pytorch-mega-cache", title="Edited").replace("type: choice", "type: choise")
     repo = project(tmp_path / "repo", {"mega.yaml": broken, "other.yaml": DECK.format(id="other", title="Other")})

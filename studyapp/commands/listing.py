@@ -19,8 +19,7 @@ def run_list(context, args) -> int:
         new, learning, due = counts.get(deck.id, (items, 0, 0))
         rows.append({"id": deck.id, "title": deck.title, "path": str(deck.path), "cards": len(deck.cards),
                      "items": items, "new": new, "learning": learning, "due": due})
-    for deck, bundled in catalog.shadowed:
-        context.warn(f"studyapp: note: {deck.path} is used in place of the bundled deck '{deck.id}' ({bundled})")
+    _note_shadowed(context, catalog.shadowed)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2), file=context.stdout)
         return 0
@@ -33,3 +32,17 @@ def run_list(context, args) -> int:
         print(f"{row['id']:<{width}}  {row['cards']:>5}  {row['items']:>5}  {row['new']:>5}  {row['learning']:>5}  "
               f"{row['due']:>5}  {row['title']}", file=context.stdout)
     return 0
+
+
+def _note_shadowed(context, shadowed) -> None:
+    """One line per folder of the learner's that takes the place of bundled decks."""
+    by_folder: dict = {}
+    for deck, bundled in shadowed:
+        by_folder.setdefault(deck.path.parent, []).append((deck, bundled))
+    for folder, pairs in by_folder.items():
+        if len(pairs) == 1:
+            (deck, bundled), = pairs
+            context.warn(f"studyapp: note: {deck.path} is used in place of the bundled deck '{deck.id}' ({bundled})")
+        else:
+            context.warn(f"studyapp: note: {len(pairs)} decks in {folder} are used in place of the bundled decks "
+                         f"with the same ids ({', '.join(deck.id for deck, _ in pairs)})")
