@@ -194,3 +194,20 @@ def test_a_single_language_deck_never_warns_of_untranslated_text(tmp_path):
     text = "\n".join(line for line in text.splitlines()) + "\n"
     result, found = problems(tmp_path, text.replace(', en: "', ', xx: "'))
     assert all(code != "untranslated-text" for *_, code in found)
+
+
+def test_the_complete_example_in_the_docs_loads_clean(tmp_path):
+    import re
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    doc = (root / "docs" / "deck-format.md").read_text(encoding="utf-8")
+    example = re.search(r"```yaml\n(.*?)```", doc, re.DOTALL).group(1)
+    (tmp_path / "seeds").mkdir()
+    shutil.copy(root / "seeds" / "08-3fs-file-system.md", tmp_path / "seeds")
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "example.yaml").write_text(example, encoding="utf-8")
+    result = load_deck(tmp_path / "decks" / "example.yaml")
+    assert [p.format() for p in result.problems] == []
+    assert [card.type for card in result.deck.cards] == ["basic", "choice", "cloze", "truefalse", "reverse"]
+    assert result.deck.in_language("en").card("consistency-level").answer == "Strong consistency"

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
-from .models import CARD_TYPES, CLOZE_RE, Card, CardText, Deck, LoadResult, Position
+from .models import CARD_TYPES, CLOZE_RE, HAN_RE, LATIN_WORD_RE, Card, CardText, Deck, LoadResult, Position, phrase_words
 from .problems import ERROR, WARNING, DeckLoadError, Problem
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
@@ -33,8 +33,6 @@ NO_LANGUAGE = ""
 # Languages written in Han characters: a plain text of Han characters shown to a learner of any
 # other language is untranslated, and so is a sentence without Han characters shown to these.
 HAN_LANGUAGES = {"zh", "ja"}
-HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-LATIN_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'’/+.-]*")
 # A plain text with more Latin words than this reads as a sentence, not a term kept in English.
 MAX_TERM_WORDS = 4
 # A reverse card's sides are terms: more words than this (two Han characters count as one) is a sentence.
@@ -90,6 +88,10 @@ def load_deck(path: Path, seeds: SeedCache | None = None) -> LoadResult:
         problems.append(Problem(str(path), error.line, error.column, ERROR, error.code, error.message))
         return LoadResult(path, None, problems)
     deck = _DeckBuilder(path, problems, seeds or SeedCache()).build(data)
+    if deck is not None:
+        from .lints import deck_lints
+
+        problems.extend(deck_lints(deck))
     return LoadResult(path, deck, problems)
 
 
@@ -463,6 +465,17 @@ class _DeckBuilder:
             self._sources(source, raw, seed_text)
         if self.errors > errors_before or card_id is None:
             return None
+        if not self.bilingual:
+            card = Card(
+                id=card_id, type=card_type, source=source or (), position=position,
+                front=texts.get("front", {}).get(NO_LANGUAGE, ""), back=texts.get("back", {}).get(NO_LANGUAGE, ""),
+                text=texts.get("text", {}).get(NO_LANGUAGE, ""), statement=texts.get("statement", {}).get(NO_LANGUAGE, ""),
+                choices=choices.get(NO_LANGUAGE, ()), answer=answers[NO_LANGUAGE], feedback=feedback[NO_LANGUAGE],
+                accept=accept[NO_LANGUAGE] if accept else (), explanation=texts.get("explanation", {}).get(NO_LANGUAGE, ""),
+                tags=tags, revision=revision, related=related or (),
+                field_positions={**{k: raw.value_positions[k] for k in raw if isinstance(k, str)}, "id": raw.value_positions.get("id", position)},
+            )
+            return self._checked(card)
         wordings = {
             language: CardText(
                 front=texts.get("front", {}).get(language, ""), back=texts.get("back", {}).get(language, ""),
@@ -478,11 +491,14 @@ class _DeckBuilder:
             front=shown.front, back=shown.back, text=shown.text, statement=shown.statement, choices=shown.choices,
             answer=shown.answer, feedback=shown.feedback, accept=shown.accept, explanation=shown.explanation,
             tags=tags, revision=revision, related=related or (),
-            language=self.primary, texts=wordings if self.bilingual else {},
+            language=self.primary, texts=wordings,
             field_positions={**{k: raw.value_positions[k] for k in raw if isinstance(k, str)}, "id": raw.value_positions.get("id", position)},
         )
+        return self._checked(card)
+
+    def _checked(self, card: Card) -> Card:
         self._leaks(card)
-        if card_type == "reverse":
+        if card.type == "reverse":
             self._reverse_sides(card)
         return card
 
@@ -648,12 +664,6 @@ class _DeckBuilder:
                                 f"a short phrase ({MAX_REVERSE_WORDS} words, two Chinese characters counting as one); "
                                 f"a reverse card pairs two terms: make it a basic card", severity=WARNING)
                     break
-
-
-def phrase_words(text: str) -> int:
-    """A text's length in words: Latin words, and Han characters two to a word (rounded up)."""
-    hans = len(HAN_RE.findall(text))
-    return len(LATIN_WORD_RE.findall(HAN_RE.sub(" ", text))) + (hans + 1) // 2
 
 
 def _example(languages: tuple[str, ...]) -> str:

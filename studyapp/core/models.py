@@ -21,6 +21,14 @@ FORWARD = "forward"
 BACKWARD = "backward"
 
 CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/+.-]*")
+
+
+def phrase_words(text: str) -> int:
+    """A text's length in words: Latin words (and numbers), and Han characters two to a word (rounded up)."""
+    hans = len(HAN_RE.findall(text))
+    return len(LATIN_WORD_RE.findall(HAN_RE.sub(" ", text))) + (hans + 1) // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +123,14 @@ class Card:
             return self
         return replace(self, language=language, **{name: getattr(wording, name) for name in TEXT_FIELDS})
 
-    def wordings(self) -> list[CardText]:
-        """The card's wording in every language it has, the shown one first (one entry for schema 1)."""
-        shown = CardText(**{name: getattr(self, name) for name in TEXT_FIELDS})
-        return [shown, *(text for language, text in self.texts.items() if language != self.language)]
+    def wordings(self) -> list[Card | CardText]:
+        """The card's wording in every language it has, the shown one (the card itself) first.
+
+        Each entry has the text fields of :class:`CardText`; schema 1 cards have only themselves.
+        """
+        if not self.texts:
+            return [self]
+        return [self, *(text for language, text in self.texts.items() if language != self.language)]
 
 
 @dataclass(frozen=True, slots=True)
