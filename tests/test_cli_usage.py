@@ -168,7 +168,8 @@ def test_check_counts_every_card_and_says_so_in_good_english(env, tmp_path):
 def test_without_a_decks_folder_here_check_checks_the_bundled_decks(env, tmp_path):
     result = run_cli(["check"], env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().startswith("8 decks, ")
+    summary = (result.stdout or result.stderr).strip().splitlines()[-1]
+    assert summary.startswith("8 decks, ") and ": 0 errors, " in summary
 
 
 # -- argparse usage -----------------------------------------------------------------------------

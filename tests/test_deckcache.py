@@ -107,3 +107,33 @@ def test_a_cached_deck_comes_back_field_for_field_with_its_positions(tmp_path):
             for name in (f.name for f in dataclasses.fields(card)):
                 assert getattr(card, name) == getattr(original, name), name
             assert card.field_positions and all(type(p).__name__ == "Position" for p in card.field_positions.values())
+
+
+def test_a_cached_bilingual_deck_keeps_its_languages_texts_and_relations(tmp_path):
+    import dataclasses
+
+    folder, cache_file = setup_folder(tmp_path)
+    (folder / "d.yaml").write_text(
+        "schema: 2\nid: d\ntitle: {zh: 甲, en: D}\nlanguages: [zh, en]\nseed: ../seed.md\ncards:\n"
+        "  - {id: a, type: basic, front: {zh: 第一个是什么？, en: What is first?}, back: alpha, source: alpha, related: [b]}\n"
+        "  - {id: b, type: choice, front: {zh: 哪个？, en: Which?}, choices: [alpha, {zh: 贝塔, en: beta}], answer: alpha,"
+        " feedback: {贝塔: {zh: 不是, en: not it}}, source: beta}\n", encoding="utf-8")
+    first = load_paths([folder], DeckCache(cache_file))
+    second = load_paths([folder], DeckCache(cache_file))
+    [deck] = second.decks
+    original = first.decks[0]
+    assert (deck.languages, deck.titles, deck.language) == (("zh", "en"), {"zh": "甲", "en": "D"}, "zh")
+    for card, before in zip(deck.cards, original.cards, strict=True):
+        for name in (f.name for f in dataclasses.fields(card)):
+            assert getattr(card, name) == getattr(before, name), name
+    assert deck.card("b").related == ("a",)
+    assert deck.in_language("en").card("b").feedback == {"beta": "not it"}
+
+
+def test_a_cache_of_the_previous_format_is_not_read(tmp_path):
+    from studyapp import __version__
+
+    folder, cache_file = setup_folder(tmp_path)
+    with open(cache_file, "wb") as f:
+        pickle.dump({"format": 1, "version": __version__, "entries": {str(folder / "d.yaml"): "stale"}}, f)
+    assert DeckCache(cache_file).entries == {}

@@ -18,10 +18,11 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from .models import Card, Deck, LoadResult, Position
+from .models import Card, CardText, Deck, LoadResult, Position
 from .problems import Problem
 
-CACHE_FORMAT = 2  # 2: LoadResult.card_entries
+# 3: schema 2 decks (Card.texts, Card.related, Deck.languages) and LoadResult.card_entries.
+CACHE_FORMAT = 3
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -59,7 +60,7 @@ def _by_constructor(cls: type) -> dict:
     return {cls: reduce}
 
 
-_DISPATCH = {**copyreg.dispatch_table, **_by_constructor(Position), **_by_constructor(Card),
+_DISPATCH = {**copyreg.dispatch_table, **_by_constructor(Position), **_by_constructor(Card), **_by_constructor(CardText),
              **_by_constructor(Deck), **_by_constructor(Problem)}
 
 

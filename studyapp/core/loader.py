@@ -1,4 +1,4 @@
-"""Loading and validating one deck file (``schema: 1``).
+"""Loading and validating one deck file (``schema: 1`` or the bilingual ``schema: 2``).
 
 Every problem of a file is reported in one pass. A problem in one card leaves that card
 out and keeps the rest of the deck; only a file that cannot be read as a deck at all
@@ -9,19 +9,34 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
-from .models import CARD_TYPES, CLOZE_RE, Card, Deck, LoadResult, Position
+from .models import CARD_TYPES, CLOZE_RE, HAN_RE, LATIN_WORD_RE, Card, CardText, Deck, LoadResult, Position, phrase_words
 from .problems import ERROR, WARNING, DeckLoadError, Problem
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
 SCHEMA_VERSION = 1
+BILINGUAL_SCHEMA = 2
+SCHEMA_VERSIONS = (SCHEMA_VERSION, BILINGUAL_SCHEMA)
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$")
 MAX_CHOICES = 6
 
 DECK_KEYS = {"schema", "id", "title", "seed", "description", "tags", "cards"}
 DECK_REQUIRED = ("schema", "id", "title", "seed", "cards")
-COMMON_CARD_KEYS = {"id", "type", "source", "explanation", "tags", "revision"}
+DECK_KEYS_2 = DECK_KEYS | {"languages"}
+DECK_REQUIRED_2 = (*DECK_REQUIRED[:3], "languages", *DECK_REQUIRED[3:])
+COMMON_CARD_KEYS = {"id", "type", "source", "explanation", "tags", "revision", "related"}
+# Schema 1 texts have no language; this stands for it inside the loader only.
+NO_LANGUAGE = ""
+# Languages written in Han characters: a plain text of Han characters shown to a learner of any
+# other language is untranslated, and so is a sentence without Han characters shown to these.
+HAN_LANGUAGES = {"zh", "ja"}
+# A plain text with more Latin words than this reads as a sentence, not a term kept in English.
+MAX_TERM_WORDS = 4
+# A reverse card's sides are terms: more words than this (two Han characters count as one) is a sentence.
+MAX_REVERSE_WORDS = 6
 CARD_KEYS = {
     "basic": COMMON_CARD_KEYS | {"front", "back", "accept"},
     "reverse": COMMON_CARD_KEYS | {"front", "back", "accept"},
@@ -74,6 +89,10 @@ def load_deck(path: Path, seeds: SeedCache | None = None) -> LoadResult:
         return LoadResult(path, None, problems)
     builder = _DeckBuilder(path, problems, seeds or SeedCache())
     deck = builder.build(data)
+    if deck is not None:
+        from .lints import deck_lints
+
+        problems.extend(deck_lints(deck))
     return LoadResult(path, deck, problems, card_entries=builder.card_entries)
 
 
@@ -91,10 +110,20 @@ class _DeckBuilder:
         # Problems the YAML layer already found (duplicate keys) count as errors too.
         self.errors = sum(1 for p in problems if p.is_error)
         self.card_entries = 0  # every entry under cards:, loaded or left out for its errors
+        self.schema = SCHEMA_VERSION
+        self.languages: tuple[str, ...] = (NO_LANGUAGE,)
 
     def report(self, position: Position, code: str, message: str, severity: str = ERROR) -> None:
         self.problems.append(Problem(self.where, position.line, position.column, severity, code, message))
         self.errors += severity == ERROR
+
+    @property
+    def bilingual(self) -> bool:
+        return self.schema == BILINGUAL_SCHEMA
+
+    @property
+    def primary(self) -> str:
+        return self.languages[0]
 
     def build(self, data) -> Deck | None:
         if not isinstance(data, LocatedDict):
@@ -103,15 +132,23 @@ class _DeckBuilder:
             self.report(position, "not-a-mapping", f"the top level of a deck must be a mapping (schema:, id:, cards: ...), not {kind}")
             return None
         top = data.position
-        self._unknown_keys(data, DECK_KEYS, "deck")
-        for key in DECK_REQUIRED:
-            if key not in data:
-                self.report(top, "missing-field", f"the deck has no '{key}'; add it")
         schema = data.get("schema")
-        if "schema" in data and schema != SCHEMA_VERSION:
+        if "schema" in data and schema not in SCHEMA_VERSIONS:
             self.report(data.value_positions["schema"], "schema-version",
-                        f"schema {schema!r} is not one this version reads; use 'schema: {SCHEMA_VERSION}'")
+                        f"schema {schema!r} is not one this version reads; use 'schema: {SCHEMA_VERSION}' "
+                        f"or, for a deck in several languages, 'schema: {BILINGUAL_SCHEMA}'")
             return None
+        self.schema = schema if schema in SCHEMA_VERSIONS else SCHEMA_VERSION
+        self._unknown_keys(data, DECK_KEYS_2 if self.bilingual else DECK_KEYS, "deck")
+        for key in DECK_REQUIRED_2 if self.bilingual else DECK_REQUIRED:
+            if key not in data:
+                hint = " such as 'languages: [zh, en]' (the first is the primary)" if key == "languages" else ""
+                self.report(top, "missing-field", f"the deck has no '{key}'; add it{hint}")
+        if self.bilingual:
+            languages = self._languages(data)
+            if languages is None:
+                return None
+            self.languages = languages
         deck_id = self._text(data, "id")
         if deck_id is None:
             return None
@@ -119,12 +156,36 @@ class _DeckBuilder:
             self.report(data.value_positions["id"], "bad-slug",
                         f"deck id {deck_id!r} is not a slug: use lowercase letters, digits and single hyphens")
             return None
-        title = self._text(data, "title") or deck_id
-        description = self._text(data, "description") or ""
+        titles = self._localized(data, "title") or {language: deck_id for language in self.languages}
+        descriptions = self._localized(data, "description") or {language: "" for language in self.languages}
         tags = self._tags(data)
         seed_path, seed_text = self._seed(data)
         cards = self._cards(data, seed_text)
-        return Deck(deck_id, title, self.path, seed_path, tuple(cards), description, tags, data.value_positions["id"])
+        if not self.bilingual:
+            return Deck(deck_id, titles[NO_LANGUAGE], self.path, seed_path, tuple(cards), descriptions[NO_LANGUAGE], tags,
+                        data.value_positions["id"])
+        return Deck(deck_id, titles[self.primary], self.path, seed_path, tuple(cards), descriptions[self.primary], tags,
+                    data.value_positions["id"], languages=self.languages, language=self.primary,
+                    titles=titles, descriptions=descriptions)
+
+    def _languages(self, data: LocatedDict) -> tuple[str, ...] | None:
+        if "languages" not in data:
+            return None
+        value = data["languages"]
+        position = data.value_positions["languages"]
+        if not isinstance(value, LocatedList) or not value:
+            self.report(position, "wrong-type", "'languages' must be a list of language codes such as [zh, en], the primary first")
+            return None
+        languages: list[str] = []
+        for code, code_position in zip(value, value.item_positions):
+            if not isinstance(code, str) or not LANGUAGE_RE.match(code):
+                self.report(code_position, "bad-language", f"{code!r} is not a language code; use a code such as zh or en")
+                return None
+            if code in languages:
+                self.report(code_position, "duplicate-language", f"language '{code}' is listed twice in 'languages'")
+                return None
+            languages.append(code)
+        return tuple(languages)
 
     # -- helpers for fields -------------------------------------------------
 
@@ -143,8 +204,9 @@ class _DeckBuilder:
     def _text(self, mapping: LocatedDict, key: str) -> str | None:
         if key not in mapping:
             return None
-        value = mapping[key]
-        position = mapping.value_positions[key]
+        return self._plain(mapping[key], mapping.value_positions[key], key)
+
+    def _plain(self, value, position: Position, key: str) -> str | None:
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             self.report(position, "wrong-type", f"'{key}' must be text, not {_kind(value)}")
             return None
@@ -155,15 +217,83 @@ class _DeckBuilder:
             return None
         return value
 
+    def _localized(self, mapping: LocatedDict, key: str) -> dict[str, str] | None:
+        """A text a learner reads, by language: in schema 2 a plain string or a mapping of the deck's languages."""
+        if key not in mapping:
+            return None
+        return self._localized_value(mapping[key], mapping.value_positions[key], key)
+
+    def _localized_value(self, value, position: Position, key: str, lint: bool = True) -> dict[str, str] | None:
+        if not self.bilingual:
+            text = self._plain(value, position, key)
+            return None if text is None else {NO_LANGUAGE: text}
+        if isinstance(value, LocatedDict):
+            if not self._language_keys(value, key):
+                return None
+            out: dict[str, str] = {}
+            for language in self.languages:
+                text = self._plain(value[language], value.value_positions[language], f"{key}.{language}")
+                if text is None:
+                    return None
+                out[language] = text
+            return out
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            self.report(position, "wrong-type",
+                        f"'{key}' must be text or a mapping of the deck's languages ({_example(self.languages)}), not {_kind(value)}")
+            return None
+        text = self._plain(value, position, key)
+        if text is None:
+            return None
+        if lint:
+            self._untranslated(text, position, key)
+        return {language: text for language in self.languages}
+
+    def _language_keys(self, mapping: LocatedDict, key: str) -> bool:
+        ok = True
+        for language in mapping:
+            if language not in self.languages:
+                self.report(mapping.key_positions[language], "unknown-language",
+                            f"'{key}' has a text in {str(language)!r}, which the deck does not declare "
+                            f"(languages: {', '.join(self.languages)}); remove it or add it to 'languages'")
+                ok = False
+        for language in self.languages:
+            if language not in mapping:
+                self.report(mapping.position, "missing-language",
+                            f"'{key}' has no '{language}' text; add {language}: \"...\" to the mapping "
+                            f"(or write one plain string if the text is the same in every language)")
+                ok = False
+        return ok
+
+    def _untranslated(self, text: str, position: Position, key: str) -> None:
+        """Warn of a plain string that one of the deck's languages would show untranslated."""
+        if len(self.languages) < 2:
+            return
+        if HAN_RE.search(text):
+            others = [language for language in self.languages if language not in HAN_LANGUAGES]
+            if others:
+                self.report(position, "untranslated-text",
+                            f"'{key}' is one plain string in Chinese, shown as is to {'/'.join(others)} learners; "
+                            f"write it as {_example(self.languages)}", severity=WARNING)
+        elif len(LATIN_WORD_RE.findall(text)) > MAX_TERM_WORDS:
+            hans = [language for language in self.languages if language in HAN_LANGUAGES]
+            if hans:
+                self.report(position, "untranslated-text",
+                            f"'{key}' is one plain string of {len(LATIN_WORD_RE.findall(text))} words, shown untranslated to "
+                            f"{'/'.join(hans)} learners (a plain string suits a term of up to {MAX_TERM_WORDS} words); "
+                            f"write it as {_example(self.languages)}", severity=WARNING)
+
     def _text_list(self, mapping: LocatedDict, key: str) -> tuple[str, ...] | None:
-        value = mapping[key]
-        position = mapping.value_positions[key]
+        return self._plain_list(mapping[key], mapping.value_positions[key], key)
+
+    def _plain_list(self, value, position: Position, key: str) -> tuple[str, ...] | None:
         values = value if isinstance(value, list) else [value]
         positions = value.item_positions if isinstance(value, LocatedList) else [position]
         out = []
         for item, item_position in zip(values, positions):
             if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-                self.report(item_position, "wrong-type", f"'{key}' must hold text, not {_kind(item)}")
+                hint = ("; source quotes stay verbatim in the seed's own language, never a mapping of languages"
+                        if key == "source" and isinstance(item, dict) else "")
+                self.report(item_position, "wrong-type", f"'{key}' must hold text, not {_kind(item)}{hint}")
                 return None
             item = str(item)
             if not item.strip():
@@ -171,6 +301,23 @@ class _DeckBuilder:
                 return None
             out.append(item)
         return tuple(out)
+
+    def _accept(self, raw: LocatedDict) -> dict[str, tuple[str, ...]] | None:
+        """Other right answers: a list in any language, or (schema 2) lists by language."""
+        value = raw["accept"]
+        position = raw.value_positions["accept"]
+        if self.bilingual and isinstance(value, LocatedDict):
+            if not self._language_keys(value, "accept"):
+                return None
+            out: dict[str, tuple[str, ...]] = {}
+            for language in self.languages:
+                entries = self._plain_list(value[language], value.value_positions[language], f"accept.{language}")
+                if entries is None:
+                    return None
+                out[language] = entries
+            return out
+        entries = self._plain_list(value, position, "accept")
+        return None if entries is None else {language: entries for language in self.languages}
 
     def _tags(self, mapping: LocatedDict) -> tuple[str, ...]:
         if "tags" not in mapping:
@@ -236,7 +383,29 @@ class _DeckBuilder:
                             f"card '{card.id}' asks the same question as card '{other_id}' (line {other.line}); reword or remove one")
             first_by_question.setdefault(question, (card.id, card.position))
             cards.append(card)
-        return cards
+        written_ids = {raw["id"] for raw in cards_value if isinstance(raw, LocatedDict) and isinstance(raw.get("id"), str)}
+        return self._relate(cards, written_ids)
+
+    def _relate(self, cards: list[Card], written_ids: set) -> list[Card]:
+        """Check each card's ``related`` ids and make the relation symmetric."""
+        loaded = {card.id for card in cards}
+        related: dict[str, list[str]] = {card.id: [] for card in cards}
+        for card in cards:
+            position = card.position_of("related")
+            for other in card.related:
+                if other == card.id:
+                    self.report(position, "related-self", f"card '{card.id}' names itself in 'related'; remove it")
+                elif other not in written_ids:
+                    hint = _close_matches(other, sorted(loaded))
+                    suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+                    self.report(position, "related-unknown",
+                                f"card '{card.id}' is related to '{other}', which is no card of this deck{suggestion}")
+                elif other in loaded:
+                    for a, b in ((card.id, other), (other, card.id)):
+                        if b not in related[a]:
+                            related[a].append(b)
+        return [card if tuple(related[card.id]) == card.related else replace(card, related=tuple(related[card.id]))
+                for card in cards]
 
     def _card(self, raw, position: Position, seed_text: str | None) -> Card | None:
         if not isinstance(raw, LocatedDict):
@@ -265,14 +434,15 @@ class _DeckBuilder:
                 self.report(position, "missing-field", f"{label} needs '{key}'; add it")
         if "source" not in raw:
             self.report(position, "missing-field", "the card has no 'source'; quote the passage of the seed it tests")
-        fields: dict = {}
+        texts: dict[str, dict[str, str]] = {}
         for key in ("front", "back", "text", "statement", "explanation"):
             if key in raw and key in CARD_KEYS[card_type]:
-                value = self._text(raw, key)
+                value = self._localized(raw, key)
                 if value is not None:
-                    fields[key] = value
+                    texts[key] = value
         source = self._text_list(raw, "source") if "source" in raw else None
-        accept = self._text_list(raw, "accept") if "accept" in raw and "accept" in CARD_KEYS[card_type] else ()
+        accept = self._accept(raw) if "accept" in raw and "accept" in CARD_KEYS[card_type] else None
+        related = self._text_list(raw, "related") if "related" in raw else ()
         tags = self._tags(raw)
         revision = 1
         if "revision" in raw:
@@ -280,60 +450,110 @@ class _DeckBuilder:
             if isinstance(revision, bool) or not isinstance(revision, int) or revision < 1:
                 self.report(raw.value_positions["revision"], "wrong-type", f"'revision' must be a whole number from 1 up, not {revision!r}")
                 revision = 1
-        choices: tuple[str, ...] = ()
-        answer = None
-        feedback: dict[str, str] = {}
+        choices: dict[str, tuple[str, ...]] = {}
+        answers: dict[str, str | bool | None] = {language: None for language in self.languages}
+        feedback: dict[str, dict[str, str]] = {language: {} for language in self.languages}
         if card_type == "choice":
-            choices, answer, feedback = self._choice(raw)
+            choices, answers, feedback = self._choice(raw)
         elif card_type == "truefalse" and "answer" in raw:
             answer = raw["answer"]
             if not isinstance(answer, bool):
                 self.report(raw.value_positions["answer"], "wrong-type",
                             f"a truefalse answer must be true or false (a YAML boolean), not {answer!r}")
                 answer = None
-        if card_type == "cloze" and "text" in fields:
-            self._cloze(fields["text"], raw.value_positions["text"])
+            answers = {language: answer for language in self.languages}
+        if card_type == "cloze" and "text" in texts:
+            self._clozes(texts["text"], raw.value_positions["text"])
         if source is not None and seed_text is not None:
             self._sources(source, raw, seed_text)
         if self.errors > errors_before or card_id is None:
             return None
+        if not self.bilingual:
+            card = Card(
+                id=card_id, type=card_type, source=source or (), position=position,
+                front=texts.get("front", {}).get(NO_LANGUAGE, ""), back=texts.get("back", {}).get(NO_LANGUAGE, ""),
+                text=texts.get("text", {}).get(NO_LANGUAGE, ""), statement=texts.get("statement", {}).get(NO_LANGUAGE, ""),
+                choices=choices.get(NO_LANGUAGE, ()), answer=answers[NO_LANGUAGE], feedback=feedback[NO_LANGUAGE],
+                accept=accept[NO_LANGUAGE] if accept else (), explanation=texts.get("explanation", {}).get(NO_LANGUAGE, ""),
+                tags=tags, revision=revision, related=related or (),
+                field_positions={**{k: raw.value_positions[k] for k in raw if isinstance(k, str)}, "id": raw.value_positions.get("id", position)},
+            )
+            return self._checked(card)
+        wordings = {
+            language: CardText(
+                front=texts.get("front", {}).get(language, ""), back=texts.get("back", {}).get(language, ""),
+                text=texts.get("text", {}).get(language, ""), statement=texts.get("statement", {}).get(language, ""),
+                choices=choices.get(language, ()), answer=answers[language], feedback=feedback[language],
+                accept=accept[language] if accept else (), explanation=texts.get("explanation", {}).get(language, ""),
+            )
+            for language in self.languages
+        }
+        shown = wordings[self.primary]
         card = Card(
             id=card_id, type=card_type, source=source or (), position=position,
-            front=fields.get("front", ""), back=fields.get("back", ""), text=fields.get("text", ""),
-            statement=fields.get("statement", ""), choices=choices, answer=answer, feedback=feedback,
-            accept=accept or (), explanation=fields.get("explanation", ""), tags=tags, revision=revision,
+            front=shown.front, back=shown.back, text=shown.text, statement=shown.statement, choices=shown.choices,
+            answer=shown.answer, feedback=shown.feedback, accept=shown.accept, explanation=shown.explanation,
+            tags=tags, revision=revision, related=related or (),
+            language=self.primary, texts=wordings,
             field_positions={**{k: raw.value_positions[k] for k in raw if isinstance(k, str)}, "id": raw.value_positions.get("id", position)},
         )
+        return self._checked(card)
+
+    def _checked(self, card: Card) -> Card:
         self._leaks(card)
+        if card.type == "reverse":
+            self._reverse_sides(card)
         return card
 
-    def _choice(self, raw: LocatedDict) -> tuple[tuple[str, ...], str | None, dict[str, str]]:
-        choices: tuple[str, ...] = ()
+    def _choice(self, raw: LocatedDict) -> tuple[dict[str, tuple[str, ...]], dict[str, str | None], dict[str, dict[str, str]]]:
+        languages = self.languages
+        choices: dict[str, tuple[str, ...]] = {}
         if "choices" in raw:
             value = raw["choices"]
             position = raw.value_positions["choices"]
             if not isinstance(value, list):
                 self.report(position, "wrong-type", f"'choices' must be a list of options, not {_kind(value)}")
             else:
-                choices = self._text_list(raw, "choices") or ()
-                if choices and not 2 <= len(choices) <= MAX_CHOICES:
-                    self.report(position, "choice-count", f"a choice card needs 2 to {MAX_CHOICES} options, this one has {len(choices)}")
-                seen: set[str] = set()
-                for choice, choice_position in zip(choices, value.item_positions):
-                    if choice in seen:
-                        self.report(choice_position, "duplicate-choice", f"option {choice!r} is listed twice")
-                    seen.add(choice)
-        answer = None
+                options = [self._localized_value(option, option_position, "choices")
+                           for option, option_position in zip(value, value.item_positions)]
+                if all(option is not None for option in options):
+                    choices = {language: tuple(option[language] for option in options) for language in languages}
+                    if not 2 <= len(options) <= MAX_CHOICES:
+                        self.report(position, "choice-count", f"a choice card needs 2 to {MAX_CHOICES} options, this one has {len(options)}")
+                    reported: set[int] = set()
+                    for language in languages:
+                        seen: set[str] = set()
+                        for index, (choice, choice_position) in enumerate(zip(choices[language], value.item_positions)):
+                            if choice in seen and index not in reported:
+                                reported.add(index)
+                                where = f" in {language}" if self.bilingual else ""
+                                self.report(choice_position, "duplicate-choice", f"option {choice!r} is listed twice{where}")
+                            seen.add(choice)
+        primary_choices = choices.get(self.primary, ())
+        answers: dict[str, str | None] = {language: None for language in languages}
         if "answer" in raw:
             value = raw["answer"]
+            position = raw.value_positions["answer"]
+            in_primary = f" in the primary language ({self.primary})" if self.bilingual else ""
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                self.report(raw.value_positions["answer"], "wrong-type", f"a choice answer must be the text of one option, not {_kind(value)}")
+                self.report(position, "wrong-type", f"a choice answer must be the text of one option{in_primary}, not {_kind(value)}")
             else:
                 answer = str(value)
-                if choices and answer not in choices:
-                    self.report(raw.value_positions["answer"], "answer-not-in-choices",
-                                f"answer {answer!r} is not one of the choices; copy the option's text exactly")
-        feedback: dict[str, str] = {}
+                if primary_choices and answer not in primary_choices:
+                    other = next((language for language in languages[1:] if answer in choices[language]), None)
+                    if other:
+                        self.report(position, "answer-not-in-choices",
+                                    f"answer {answer!r} is the {other} text of an option; write its {self.primary} text, "
+                                    f"{primary_choices[choices[other].index(answer)]!r}")
+                    else:
+                        self.report(position, "answer-not-in-choices",
+                                    f"answer {answer!r} is not one of the choices; copy the option's text{in_primary} exactly")
+                elif primary_choices:
+                    index = primary_choices.index(answer)
+                    answers = {language: choices[language][index] for language in languages}
+                else:
+                    answers = {language: answer for language in languages}
+        feedback: dict[str, dict[str, str]] = {language: {} for language in languages}
         if "feedback" in raw:
             value = raw["feedback"]
             if not isinstance(value, LocatedDict):
@@ -341,14 +561,37 @@ class _DeckBuilder:
             else:
                 for option, why in value.items():
                     option_text = str(option)
-                    if choices and option_text not in choices:
+                    if primary_choices and option_text not in primary_choices:
+                        keyed = f" (key feedback by the option's {self.primary} text)" if self.bilingual else ""
                         self.report(value.key_positions[option], "feedback-unknown-choice",
-                                    f"feedback for {option_text!r}, which is not one of the choices")
-                    elif not isinstance(why, str) or not why.strip():
+                                    f"feedback for {option_text!r}, which is not one of the choices{keyed}")
+                        continue
+                    if not self.bilingual and (not isinstance(why, str) or not why.strip()):
                         self.report(value.value_positions[option], "wrong-type", f"feedback for {option_text!r} must be text")
-                    else:
-                        feedback[option_text] = why
-        return choices, answer, feedback
+                        continue
+                    whys = self._localized_value(why, value.value_positions[option], "feedback")
+                    if whys is None:
+                        continue
+                    index = primary_choices.index(option_text) if primary_choices else None
+                    for language in languages:
+                        key = choices[language][index] if index is not None else option_text
+                        feedback[language][key] = whys[language]
+        return choices, answers, feedback
+
+    def _clozes(self, texts: dict[str, str], position: Position) -> None:
+        numbers: dict[str, list[int]] = {}
+        for language, text in texts.items():
+            errors_before = self.errors
+            if text in (texts[other] for other in list(texts)[:list(texts).index(language)]):
+                continue  # the same plain text in each language: checked once
+            self._cloze(text, position)
+            if self.errors == errors_before:
+                numbers[language] = sorted({int(m.group(1)) for m in CLOZE_RE.finditer(text)})
+        distinct = {tuple(n) for n in numbers.values()}
+        if len(distinct) > 1:
+            listed = "; ".join(f"{language}: {', '.join(f'c{n}' for n in found)}" for language, found in numbers.items())
+            self.report(position, "cloze-languages-differ",
+                        f"the languages' texts hide different deletions ({listed}); each language must have the same cloze numbers")
 
     def _cloze(self, text: str, position: Position) -> None:
         depth = 0
@@ -394,18 +637,40 @@ class _DeckBuilder:
                         f"source quote {quote!r} is not verbatim in the seed; the closest passage is {closest!r}; copy it character for character")
 
     def _leaks(self, card: Card) -> None:
-        pairs: list[tuple[str, str, str]] = []
-        if card.type in ("basic", "reverse"):
-            pairs.append((card.back, card.front, "front"))
-            if card.type == "reverse":
-                pairs.append((card.front, card.back, "back"))
-        elif card.type == "choice" and card.answer:
-            pairs.append((str(card.answer), card.front, "front"))
-        for answer, question, where in pairs:
-            if _contains_phrase(question, answer):
-                self.report(card.position_of(where), "answer-leak",
-                            f"card '{card.id}': the answer {answer!r} appears in its own question; reword the question",
-                            severity=WARNING)
+        seen: set[tuple[str, str, str]] = set()
+        for wording in card.wordings():
+            pairs: list[tuple[str, str, str]] = []
+            if card.type in ("basic", "reverse"):
+                pairs.append((wording.back, wording.front, "front"))
+                if card.type == "reverse":
+                    pairs.append((wording.front, wording.back, "back"))
+            elif card.type == "choice" and wording.answer:
+                pairs.append((str(wording.answer), wording.front, "front"))
+            for pair in pairs:
+                answer, question, where = pair
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                if _contains_phrase(question, answer):
+                    self.report(card.position_of(where), "answer-leak",
+                                f"card '{card.id}': the answer {answer!r} appears in its own question; reword the question",
+                                severity=WARNING)
+
+    def _reverse_sides(self, card: Card) -> None:
+        for side in ("front", "back"):
+            for wording in card.wordings():
+                text = getattr(wording, side)
+                words = phrase_words(text)
+                if words > MAX_REVERSE_WORDS:
+                    self.report(card.position_of(side), "reverse-long-side",
+                                f"card '{card.id}': the reverse card's {side} {text!r} is {words} words long, more than "
+                                f"a short phrase ({MAX_REVERSE_WORDS} words, two Chinese characters counting as one); "
+                                f"a reverse card pairs two terms: make it a basic card", severity=WARNING)
+                    break
+
+
+def _example(languages: tuple[str, ...]) -> str:
+    return "{" + ", ".join(f'{language}: "..."' for language in languages) + "}"
 
 
 def _contains_phrase(haystack: str, needle: str) -> bool:

@@ -7,7 +7,7 @@ variant`` and never its text, so that editing a card's wording keeps its progres
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .problems import Problem
@@ -21,6 +21,14 @@ FORWARD = "forward"
 BACKWARD = "backward"
 
 CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/+.-]*")
+
+
+def phrase_words(text: str) -> int:
+    """A text's length in words: Latin words (and numbers), and Han characters two to a word (rounded up)."""
+    hans = len(HAN_RE.findall(text))
+    return len(LATIN_WORD_RE.findall(HAN_RE.sub(" ", text))) + (hans + 1) // 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +37,24 @@ class Position:
 
     line: int
     column: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardText:
+    """A card's wording in one language (schema 2): the fields of :class:`Card` a learner reads or types."""
+
+    front: str = ""
+    back: str = ""
+    text: str = ""
+    statement: str = ""
+    choices: tuple[str, ...] = ()
+    answer: str | bool | None = None
+    feedback: dict[str, str] = field(default_factory=dict)
+    accept: tuple[str, ...] = ()
+    explanation: str = ""
+
+
+TEXT_FIELDS = tuple(f for f in CardText.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +75,11 @@ class Card:
     explanation: str = ""
     tags: tuple[str, ...] = ()
     revision: int = 1
+    related: tuple[str, ...] = ()
+    # Schema 2: the language the text fields above are in, and the card's wording in each of
+    # the deck's languages (empty for schema 1, whose texts have no language).
+    language: str = ""
+    texts: dict[str, CardText] = field(default_factory=dict, compare=False, hash=False)
     # Where each field starts in the file, for messages that point at it.
     field_positions: dict[str, Position] = field(default_factory=dict, compare=False, hash=False)
 
@@ -85,6 +116,22 @@ class Card:
     def position_of(self, field_name: str) -> Position:
         return self.field_positions.get(field_name, self.position)
 
+    def in_language(self, language: str) -> Card:
+        """This card worded in ``language``; a language it lacks gives it unchanged (its primary)."""
+        wording = self.texts.get(language)
+        if wording is None or language == self.language:
+            return self
+        return replace(self, language=language, **{name: getattr(wording, name) for name in TEXT_FIELDS})
+
+    def wordings(self) -> list[Card | CardText]:
+        """The card's wording in every language it has, the shown one (the card itself) first.
+
+        Each entry has the text fields of :class:`CardText`; schema 1 cards have only themselves.
+        """
+        if not self.texts:
+            return [self]
+        return [self, *(text for language, text in self.texts.items() if language != self.language)]
+
 
 @dataclass(frozen=True, slots=True)
 class Deck:
@@ -97,6 +144,25 @@ class Deck:
     tags: tuple[str, ...] = ()
     # Where the deck's id is written, for messages about the deck as a whole.
     position: Position = Position(1, 1)
+    # Schema 2: the deck's languages, primary first, and its title and description in each.
+    languages: tuple[str, ...] = ()
+    language: str = ""
+    titles: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    descriptions: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def primary_language(self) -> str:
+        return self.languages[0] if self.languages else ""
+
+    def in_language(self, language: str) -> Deck:
+        """The deck with every text in ``language``; a language the deck lacks gives its primary."""
+        if language not in self.languages or language == self.language:
+            return self
+        return replace(
+            self, language=language, title=self.titles.get(language, self.title),
+            description=self.descriptions.get(language, self.description),
+            cards=tuple(card.in_language(language) for card in self.cards),
+        )
 
     def card(self, card_id: str) -> Card | None:
         for card in self.cards:
