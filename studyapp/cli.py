@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = args.command or "home"
     handler = COMMANDS[command]
+    streams = sys.stdout, sys.stderr
+    if command not in TUI_COMMANDS:
+        _show_control_characters_visibly()
     try:
         return handler(args)
     except StudyappError as error:
@@ -86,6 +89,20 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+TUI_COMMANDS = {"home", "study", "quiz"}
+
+
+def _show_control_characters_visibly() -> None:
+    """Decks, reports and file names reach stdout and stderr through here: an escape sequence in
+    them is printed as ``\x1b...``, never obeyed by the terminal. (The TUI does the same in its
+    own rendering; Textual owns the terminal there.)"""
+    from .core.terminal_text import VisibleWriter
+
+    sys.stdout, sys.stderr = VisibleWriter(sys.stdout), VisibleWriter(sys.stderr)
 
 
 def location(args):

@@ -16,7 +16,8 @@ from pathlib import Path
 import yaml
 
 from .models import Position
-from .problems import ERROR, DeckLoadError, Problem
+from .problems import ERROR, WARNING, DeckLoadError, Problem
+from .terminal_text import UNSAFE_RE, control_characters
 
 try:
     _Loader = yaml.CSafeLoader
@@ -185,6 +186,8 @@ class _Builder:
     def _scalar(self, node):
         tag = node.tag
         if tag == _STR:
+            if UNSAFE_RE.search(node.value):
+                self._control_characters(node)
             return node.value
         if tag not in _SCALAR_TAGS:
             raise self._error(node, "unsafe-tag", f"tag {_short(tag)} is not allowed in decks; only plain text, numbers and booleans are")
@@ -193,6 +196,14 @@ class _Builder:
             return _constructor.yaml_constructors[tag](_constructor, node)
         except (yaml.YAMLError, ValueError, OverflowError) as error:
             raise self._error(node, "yaml-syntax", f"cannot read the value {node.value!r}: {error}") from None
+
+    def _control_characters(self, node) -> None:
+        position = _position(node.start_mark)
+        shown = ", ".join(control_characters(node.value))
+        self.problems.append(Problem(
+            self.path, position.line, position.column, WARNING, "control-character",
+            f"the text holds control characters ({shown}); a terminal obeys them (an escape sequence can set the "
+            "clipboard or the window title), so studyapp shows them escaped; remove them from the deck"))
 
     def _error(self, node, code: str, message: str) -> DeckLoadError:
         position = _position(node.start_mark)
