@@ -240,3 +240,57 @@ def test_the_viewers_reader_refuses_a_device_and_a_fifo_quickly(tmp_path):
     zero = type(deck)(deck.id, deck.title, deck.path, Path("/dev/zero"), deck.cards)
     with pytest.raises(StudyappError, match="not a regular file"):
         services.seed_text(zero)
+
+
+# ---------------------------------------------------------------- the wide YAML (F5)
+
+
+def test_a_file_of_millions_of_tiny_values_is_refused_before_its_tree_is_built(tmp_path):
+    import tracemalloc
+
+    from studyapp.core import yamlsafe
+
+    path = tmp_path / "wide.yaml"
+    body = "a," * 8_388_000
+    path.write_text("schema: 1\nid: wide\ntitle: W\nseed: ../seeds/s.md\ntags: [" + body + "a]\ncards: []\n")
+    assert path.stat().st_size < yamlsafe.MAX_FILE_BYTES  # under the byte cap: only the value count stops it
+    tracemalloc.start()
+    result = load_deck(path)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert result.deck is None
+    [problem] = result.problems
+    assert (problem.code, problem.line, problem.severity) == ("too-many-values", 5, "error")
+    assert problem.message.startswith("the file holds more than 2,000,000 YAML values")
+    # A node tree of 8 million scalars takes gigabytes; the refusal holds the text and little else.
+    assert peak < 200 * 1024 * 1024, peak
+
+
+@pytest.mark.parametrize("count, refused", [(99, False), (100, False), (101, True)])
+def test_the_value_limit_is_exact(tmp_path, count, refused):
+    from studyapp.core import yamlsafe
+    from studyapp.core.problems import DeckLoadError
+
+    # A root mapping, its key, the list and its items: count values in all, with one comma per item.
+    text = "k: [" + ",".join(["a"] * (count - 3)) + "]\n"
+    if refused:
+        with pytest.raises(DeckLoadError) as caught:
+            yamlsafe._refuse_too_many_nodes(text, "f.yaml", limit=100)
+        assert caught.value.code == "too-many-values"
+    else:
+        yamlsafe._refuse_too_many_nodes(text, "f.yaml", limit=100)
+
+
+def test_the_free_bound_never_undercounts_a_real_deck():
+    from studyapp.core import yamlsafe
+
+    text = "- a: 1\n  b: [x, {c: d}]\n- - - e\n-\n  ? f\n  : g\n"
+    events = 0
+    loader = yamlsafe._Loader(text)
+    import yaml
+
+    while (event := loader.get_event()) is not None:
+        events += isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent))
+    loader.dispose()
+    assert events == 16
+    assert 2 * (1 + sum(text.count(c) for c in yamlsafe._NODE_INDICATORS)) >= events
