@@ -136,9 +136,16 @@ def build_context(args: argparse.Namespace, environ=None, cwd=None):
 
 
 def main(argv: list[str] | None = None) -> int:
+    streams = sys.stdout, sys.stderr
+    # Decks, reports and file names reach the terminal through these: an escape sequence in them
+    # is printed as \x1b..., never obeyed. (Textual owns the terminal in the UI, which escapes in
+    # its own rendering, so the streams are handed back before it starts.)
+    _show_control_characters_visibly()
     try:
         args = parse(argv)
         command = args.command or "home"
+        if command in TUI_COMMANDS:
+            sys.stdout, sys.stderr = streams
         context = build_context(args)
         from .commands import run
 
@@ -154,3 +161,14 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_FAILURE
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+TUI_COMMANDS = {"home", "study", "quiz"}
+
+
+def _show_control_characters_visibly() -> None:
+    from .core.terminal_text import VisibleWriter
+
+    sys.stdout, sys.stderr = VisibleWriter(sys.stdout), VisibleWriter(sys.stderr)

@@ -231,7 +231,9 @@ def test_a_truncated_database_is_reported(tmp_path):
     path = _existing(tmp_path)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    _refused(tmp_path, path, "damaged", "truncated", "move the file away")
+    error = _refused(tmp_path, path, "damaged", "truncated", "SQLite:",
+                     "copy default.sqlite3, default.sqlite3-wal and default.sqlite3-shm")
+    assert "move the file away" not in error.message  # that would throw the -wal file's answers away
 
 
 def test_a_corrupted_database_is_reported(tmp_path):
@@ -241,7 +243,7 @@ def test_a_corrupted_database_is_reported(tmp_path):
     for offset in range(page * 2, min(len(data), page * 6), 7):  # scribble over a few pages
         data[offset] = 0xA5
     path.write_bytes(bytes(data))
-    _refused(tmp_path, path, "damaged", "Restore a backup")
+    _refused(tmp_path, path, "damaged", "restore a backup", "copy default.sqlite3")
 
 
 def test_a_newer_schema_is_left_untouched(tmp_path):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.problems import StudyappError
 from ..core.wording import plural
 
-EXIT_OK, EXIT_FAILURE = 0, 1
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
 def run_check(context, args) -> int:
@@ -18,9 +17,11 @@ def run_check(context, args) -> int:
     # With no path, the folder the author is working on: their own deck folders when they have any
     # (./decks, --decks, STUDYAPP_DECKS), the bundled decks otherwise.
     paths = [Path(p) for p in args.paths] if args.paths else list(context.deck_dirs) or [bundled_decks_dir()]
-    for path in paths:
-        if not path.exists():
-            raise StudyappError(f"{path}: no such file or folder", code="usage")
+    missing = [path for path in paths if not path.exists()]
+    for path in missing:
+        context.warn(f"{path}: error: no such file or folder")
+    if missing:
+        return EXIT_USAGE
     catalog = load_paths(paths)
     catalog.problems.extend(check_curricula(paths, catalog))
     problems = sorted(catalog.problems, key=lambda p: (p.path, p.line, p.column))

@@ -17,7 +17,8 @@ class StderrProgress:
     """Progress on stderr: one line redrawn on a terminal, a line per tenth of a stage otherwise."""
 
     def __init__(self, stream: TextIO, threshold: int | None = None):
-        self.stream = stream
+        # Its own "\r" must reach the terminal; the numbers it prints are ours, never a deck's text.
+        self.stream = getattr(stream, "trusted", stream)
         self.threshold = PROGRESS_THRESHOLD if threshold is None else threshold
         self.interactive = stream.isatty()
         self.last: tuple[str, int] | None = None

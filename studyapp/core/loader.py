@@ -54,19 +54,75 @@ CARD_REQUIRED = {
 ALL_CARD_KEYS = set().union(*CARD_KEYS.values())
 
 
+# A source document is prose (the bundled ones are under 100 KB); anything bigger is not a seed.
+MAX_SEED_BYTES = 8 * 1024 * 1024
+
+
+class SeedUnreadable(Exception):
+    """Why a seed file cannot be read, in words for a message."""
+
+
+def read_seed_file(path: Path, max_bytes: int = MAX_SEED_BYTES) -> str:
+    """The whole text of a seed file: only a regular file, at most ``max_bytes``, UTF-8.
+
+    Opened without blocking and judged on the open descriptor, so a FIFO cannot hang the
+    caller, a device (/dev/zero) cannot feed it without end, and a file swapped between a
+    check and the read is still judged by what was opened."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise SeedUnreadable(error.strerror or str(error)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SeedUnreadable("it is not a regular file (a FIFO, a device or a folder)")
+        if info.st_size > max_bytes:
+            raise SeedUnreadable(f"it is {info.st_size} bytes, more than the {max_bytes} a source document may be")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:
+                raise SeedUnreadable(f"it grew past the {max_bytes} bytes a source document may be")
+    except OSError as error:
+        raise SeedUnreadable(error.strerror or str(error)) from None
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise SeedUnreadable("it is not UTF-8 text") from None
+
+
 class SeedCache:
     """Seed texts by resolved path, so a folder of decks reads each seed once."""
 
     def __init__(self) -> None:
-        self._texts: dict[Path, str | None] = {}
+        self._texts: dict[Path, str | SeedUnreadable] = {}
 
-    def text(self, path: Path) -> str | None:
+    def read(self, path: Path) -> str:
+        """The seed's body (front matter removed); SeedUnreadable says why not."""
         if path not in self._texts:
             try:
-                self._texts[path] = seed_body(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
-                self._texts[path] = None
-        return self._texts[path]
+                self._texts[path] = seed_body(read_seed_file(path))
+            except SeedUnreadable as why:
+                self._texts[path] = why
+        found = self._texts[path]
+        if isinstance(found, SeedUnreadable):
+            raise found
+        return found
+
+    def text(self, path: Path) -> str | None:
+        try:
+            return self.read(path)
+        except SeedUnreadable:
+            return None
 
 
 def seed_body(text: str) -> str:
@@ -160,6 +216,10 @@ class _DeckBuilder:
         descriptions = self._localized(data, "description") or {language: "" for language in self.languages}
         tags = self._tags(data)
         seed_path, seed_text = self._seed(data)
+        if seed_path is None:
+            # A seed outside the deck's tree is refused outright: the source viewer must never show
+            # /etc/passwd or read /dev/zero because a deck said so (F4).
+            return None
         cards = self._cards(data, seed_text)
         if not self.bilingual:
             return Deck(deck_id, titles[NO_LANGUAGE], self.path, seed_path, tuple(cards), descriptions[NO_LANGUAGE], tags,
@@ -328,28 +388,34 @@ class _DeckBuilder:
                 self.report(mapping.value_positions["tags"], "bad-tag", f"tag {tag!r} contains a space; use hyphens")
         return tags
 
-    def _seed(self, data: LocatedDict) -> tuple[Path, str | None]:
+    def _seed(self, data: LocatedDict) -> tuple[Path | None, str | None]:
+        """The seed's resolved path and text; no path at all when it lies outside the deck's tree."""
         seed = self._text(data, "seed")
         if seed is None:
             return self.path, None
         position = data.value_positions["seed"]
         relative = Path(seed)
         if relative.is_absolute():
-            self.report(position, "seed-outside", f"seed path {seed!r} is absolute; give it relative to this deck file")
-            return self.path, None
+            self.report(position, "seed-outside", f"seed path {seed!r} is absolute; give it relative to this deck "
+                        "file; the deck was not loaded")
+            return None, None
         deck_dir = self.path.parent.resolve()
         root = deck_dir.parent
+        # resolve() follows symbolic links, so a link inside the tree that points outside it is outside.
         resolved = (deck_dir / relative).resolve()
         if not resolved.is_relative_to(root):
             self.report(position, "seed-outside",
-                        f"seed path {seed!r} leaves {root}; seeds must lie within the folder that holds the deck's folder")
-            return resolved, None
-        if not resolved.is_file():
+                        f"seed path {seed!r} leads to {resolved}, outside {root}; seeds must lie within the folder "
+                        "that holds the deck's folder; the deck was not loaded")
+            return None, None
+        if not resolved.exists():
             self.report(position, "missing-seed", f"seed file {seed!r} does not exist (looked for {resolved})")
             return resolved, None
-        text = self.seeds.text(resolved)
-        if text is None:
-            self.report(position, "missing-seed", f"seed file {seed!r} cannot be read as UTF-8 text")
+        try:
+            text = self.seeds.read(resolved)
+        except SeedUnreadable as why:
+            self.report(position, "missing-seed", f"seed file {seed!r} cannot be read: {why}")
+            return resolved, None
         return resolved, text
 
     # -- cards ----------------------------------------------------------------

@@ -16,7 +16,8 @@ from pathlib import Path
 import yaml
 
 from .models import Position
-from .problems import ERROR, DeckLoadError, Problem
+from .problems import ERROR, WARNING, DeckLoadError, Problem
+from .terminal_text import UNSAFE_RE, control_characters
 
 try:
     _Loader = yaml.CSafeLoader
@@ -25,6 +26,13 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 32
+# YAML values (scalars, lists, mappings) a file may hold. A 16 MB file of real cards holds about
+# 1.1 million (22 per card); a file of 8 million one-letter scalars fits under the byte cap but
+# costs 30 s and 4 GB to build as a tree, so it is refused while only its events are counted.
+MAX_NODES = 2_000_000
+# Characters that can introduce a YAML node: every value but the root follows one of them, at
+# most two values start after the same one (a block mapping and its first key, as in "- a: 1").
+_NODE_INDICATORS = ",:-[{?\n\r"
 
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
@@ -95,6 +103,7 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
         raise DeckLoadError("the file is empty; a deck needs at least schema, id, title, seed and cards",
                             path=path, line=1, column=1, code="empty-file")
     # The collector is most of the cost of building a large node tree and finds no cycles here.
+    _refuse_too_many_nodes(text, path)
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -116,6 +125,36 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
     finally:
         if gc_was_enabled:
             gc.enable()
+
+
+def _refuse_too_many_nodes(text: str, path, limit: int | None = None) -> None:
+    """Refuse a file with more than ``limit`` values before a tree is built for it.
+
+    Counting indicator characters bounds the values from above for free; only a file over that
+    bound has its parser events counted, and the count stops at the limit."""
+    limit = MAX_NODES if limit is None else limit
+    if 2 * (1 + sum(text.count(char) for char in _NODE_INDICATORS)) <= limit:
+        return
+    loader = _Loader(text)
+    try:
+        nodes = 0
+        while True:
+            try:
+                event = loader.get_event()
+            except yaml.YAMLError:
+                return  # the parse proper reports the syntax error, with its position
+            if event is None:
+                return
+            if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)):
+                nodes += 1
+                if nodes > limit:
+                    position = _position(event.start_mark)
+                    raise DeckLoadError(
+                        f"the file holds more than {limit:,} YAML values (the limit was passed here); no deck needs "
+                        "that many: split it into several decks, or remove the overlong list",
+                        path=path, line=position.line, column=position.column, code="too-many-values")
+    finally:
+        loader.dispose()
 
 
 def _syntax_error(error: yaml.MarkedYAMLError, path) -> DeckLoadError:
@@ -185,6 +224,8 @@ class _Builder:
     def _scalar(self, node):
         tag = node.tag
         if tag == _STR:
+            if UNSAFE_RE.search(node.value):
+                self._control_characters(node)
             return node.value
         if tag not in _SCALAR_TAGS:
             raise self._error(node, "unsafe-tag", f"tag {_short(tag)} is not allowed in decks; only plain text, numbers and booleans are")
@@ -193,6 +234,14 @@ class _Builder:
             return _constructor.yaml_constructors[tag](_constructor, node)
         except (yaml.YAMLError, ValueError, OverflowError) as error:
             raise self._error(node, "yaml-syntax", f"cannot read the value {node.value!r}: {error}") from None
+
+    def _control_characters(self, node) -> None:
+        position = _position(node.start_mark)
+        shown = ", ".join(control_characters(node.value))
+        self.problems.append(Problem(
+            self.path, position.line, position.column, WARNING, "control-character",
+            f"the text holds control characters ({shown}); a terminal obeys them (an escape sequence can set the "
+            "clipboard or the window title), so studyapp shows them escaped; remove them from the deck"))
 
     def _error(self, node, code: str, message: str) -> DeckLoadError:
         position = _position(node.start_mark)

@@ -184,9 +184,11 @@ class DeckTags:
 
 def document_title(deck: Deck) -> str:
     """The source document's title from the seed's front matter, else the deck's title."""
+    from ..core.loader import SeedUnreadable, read_seed_file
+
     try:
-        text = Path(deck.seed_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_seed_file(Path(deck.seed_path))
+    except SeedUnreadable:
         return deck.title
     end = text.find("\n---\n", 4)
     if not text.startswith("---\n") or end < 0:

@@ -120,6 +120,7 @@ class Store:
         self._scheduler_ids: dict[str, int] = {}
         self._last_scheduler: tuple[Settings, int] | None = None
         self.writes = 0
+        self._cleanup: Callable[[], object] | None = None
 
     # -- life cycle
 
@@ -128,6 +129,9 @@ class Store:
             self.conn.close()
         except sqlite3.Error:
             pass
+        if self._cleanup is not None:
+            self._cleanup()
+            self._cleanup = None
 
     def __enter__(self) -> Store:
         return self
@@ -622,9 +626,12 @@ class Store:
 def open_store(location: Location | Path, *, clock: Clock | None = None, readonly: bool = False) -> Store | None:
     """Open (creating if needed) the progress database of ``location``.
 
-    Raises StudyappError with a message that says what to do for a foreign, damaged,
-    truncated or newer database, a read-only or missing home folder, or a full disk.
-    With ``readonly=True`` nothing is created or changed, and a missing database gives None.
+    Raises StudyappError with a message that says what to do for a foreign, damaged or
+    newer database, a read-only or missing home folder, a full disk or another I/O failure.
+    With ``readonly=True`` nothing is created or changed, and a missing database gives None;
+    a database in a folder this user cannot write (a read-only home or backup) is read
+    from a private copy of it and its -wal file, because SQLite needs a writable -shm to
+    read a WAL-mode file in place.
     """
     path = location.database if isinstance(location, Location) else Path(location)
     clock = clock or SystemClock()
@@ -635,28 +642,69 @@ def open_store(location: Location | Path, *, clock: Clock | None = None, readonl
         schema.ensure_folder(path.parent)
     if path.exists():
         schema.check_file(path)
-        if not readonly and not _writable(path):
-            raise StudyappError(f"cannot write to {path}: the file is read-only. Make it writable "
-                                "(chmod u+w), or choose another place with --home DIR or STUDYAPP_HOME")
+        if not readonly and schema.unwritable_files(path):
+            raise schema.read_only(path)
+    if readonly and schema.unwritable_files(path):
+        return _open_copy(path, clock)
+    return _open(path, path, clock, readonly)
+
+
+def _open(path: Path, shown_as: Path, clock: Clock, readonly: bool, *, cleanup: Callable[[], None] | None = None,
+          private_copy: bool = False) -> Store | None:
     conn = None
     try:
-        with guarded(path):
-            conn = schema.connect(path, readonly=readonly)
-            version = schema.prepare(conn, path, clock.now_ms(), readonly=readonly)
+        with guarded(shown_as):
+            # A private copy is opened read-write so that SQLite can build its -shm and read the -wal;
+            # prepare(readonly=True) still writes nothing to it.
+            conn = schema.connect(path, readonly=readonly and not private_copy)
+            version = schema.prepare(conn, path, clock.now_ms(), readonly=readonly, shown_as=shown_as)
     except BaseException:
         if conn is not None:
             conn.close()
+        if cleanup:
+            cleanup()
         raise
     if readonly and version == 0:
         conn.close()
+        if cleanup:
+            cleanup()
         return None
-    return Store(conn, path, clock, readonly=readonly)
+    store = Store(conn, shown_as, clock, readonly=readonly)
+    if cleanup is not None:
+        import weakref
+
+        # Also when a caller never closes it: the scratch copy holds the learner's answers.
+        store._cleanup = weakref.finalize(store, _close_then, conn, cleanup)
+    return store
 
 
-def _writable(path: Path) -> bool:
-    import os
+def _close_then(conn: sqlite3.Connection, cleanup: Callable[[], None]) -> None:
+    try:
+        conn.close()
+    except sqlite3.Error:
+        pass
+    cleanup()
 
-    return os.access(path, os.W_OK)
+
+def _open_copy(path: Path, clock: Clock) -> Store | None:
+    import shutil
+    import tempfile
+
+    scratch = Path(tempfile.mkdtemp(prefix="studyapp-readonly-"))
+    cleanup = lambda: shutil.rmtree(scratch, ignore_errors=True)  # noqa: E731
+    try:
+        with guarded(path):
+            copy = scratch / path.name
+            # The -wal first: a writer's checkpoint between the two copies then only repeats frames
+            # the main file already has, never loses any.
+            wal, _ = schema.companions(path)
+            if wal.exists():
+                shutil.copyfile(wal, scratch / wal.name)
+            shutil.copyfile(path, copy)
+    except BaseException:
+        cleanup()
+        raise
+    return _open(copy, path, clock, True, cleanup=cleanup, private_copy=True)
 
 
 def replace_row(row: ItemRow, **changes) -> ItemRow:

@@ -1,8 +1,8 @@
 """Opening a progress database safely: checks, pragmas, schema creation and forward migrations.
 
 Before anything is written, the file is checked: it must be SQLite, carry studyapp's
-``application_id`` (or be empty), not be truncated, and not have a schema newer than this
-version knows. Each failure becomes a StudyappError that says what to do; nothing
+``application_id`` (or be empty), pass SQLite's own ``quick_check`` once SQLite has
+recovered its WAL, and not have a schema newer than this version knows. Each failure becomes a StudyappError that says what to do; nothing
 already stored is touched. A migration first copies the database with SQLite's backup
 API, then runs in one transaction.
 
@@ -133,15 +133,36 @@ MIGRATIONS: dict[int, Migration] = {}
 # ---------------------------------------------------------------- messages
 
 
+def companions(path: Path) -> tuple[Path, Path]:
+    """The -wal and -shm files SQLite keeps beside a WAL-mode database."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def copy_aside_advice(path: Path) -> str:
+    wal, shm = companions(path)
+    return (f"Before trying anything else, copy {path.name}, {wal.name} and {shm.name} (those present) from "
+            f"{path.parent} to a safe place: together they hold every answer SQLite could still read")
+
+
 def damaged(path: Path, detail: str) -> StudyappError:
+    """Only for SQLite's own verdict (quick_check, SQLITE_CORRUPT, SQLITE_NOTADB), never a guess of ours.
+
+    The advice never discards anything: moving the file away would lose the -wal file's answers."""
     return StudyappError(
-        f"the progress database {path} is damaged ({detail}); nothing was changed. "
-        f"Restore a backup (a copy named {path.name}.*.bak next to it, if one exists), "
-        f"or move the file away to start with fresh progress")
+        f"the progress database {path} is damaged ({detail}); nothing was changed. {copy_aside_advice(path)}. "
+        f"Then restore a backup (a copy named {path.name}.*.bak next to it, if one exists), or keep the copy "
+        "and study with fresh progress under another profile (--profile NAME)")
+
+
+def io_failed(path: Path, detail: str) -> StudyappError:
+    return StudyappError(
+        f"reading or writing {path} failed ({detail}); this is not damage to the database, and the last change "
+        "was not saved. Check the disk it is on (space, a file-size limit such as 'ulimit -f', a removed or "
+        "network drive), then try again")
 
 
 def translate(error: sqlite3.Error, path: Path) -> StudyappError:
-    """A user-facing message for an SQLite failure."""
+    """A user-facing message for an SQLite failure, one per cause."""
     name = getattr(error, "sqlite_errorname", "") or ""
     text = str(error)
     if name.startswith("SQLITE_FULL") or "disk is full" in text:
@@ -151,16 +172,78 @@ def translate(error: sqlite3.Error, path: Path) -> StudyappError:
         return StudyappError(f"the progress database {path} stayed busy for {BUSY_TIMEOUT_MS // 1000} s "
                              "(another studyapp is writing to it); close the other one and try again")
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
-        return StudyappError(f"cannot write to {path}: it or its folder is read-only. Make them writable, "
-                             "or choose another place with --home DIR or STUDYAPP_HOME")
-    if name.startswith(("SQLITE_NOTADB",)) or "not a database" in text:
-        return not_studyapp(path, "it is not an SQLite database")
-    if name.startswith(("SQLITE_CORRUPT", "SQLITE_IOERR")) or "malformed" in text:
-        return damaged(path, text)
+        return read_only(path)
+    if name.startswith("SQLITE_NOTADB") or "not a database" in text:
+        return damaged(path, f"SQLite: {text}")
+    if name.startswith("SQLITE_CORRUPT") or "malformed" in text:
+        hint = header_short_of_pages(path)
+        return damaged(path, f"{hint}; SQLite: {text}" if hint else f"SQLite: {text}")
+    if name.startswith("SQLITE_IOERR") or "disk I/O error" in text:
+        detail = f"{text}, {name}" if name else text
+        limit = _file_size_limit()
+        if limit is not None:
+            detail += f"; this process may not write files larger than {limit} bytes (ulimit -f)"
+        return io_failed(path, detail)
     if name.startswith("SQLITE_CANTOPEN") or "unable to open" in text:
-        return StudyappError(f"cannot open {path}; check that its folder exists and is writable, "
+        return StudyappError(f"cannot open {path}; check that its folder exists and is readable and writable, "
                              "or choose another place with --home DIR or STUDYAPP_HOME")
     return StudyappError(f"the progress database {path} could not be used: {text}")
+
+
+def _file_size_limit() -> int | None:
+    """The RLIMIT_FSIZE soft limit when one is set: SQLite reports hitting it only as an I/O error."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def unwritable_files(path: Path) -> list[Path]:
+    """Of the database, its -wal and -shm files (those present) and its folder, the ones this user cannot write."""
+    candidates = [path, *(p for p in companions(path) if p.exists()), path.parent]
+    return [p for p in candidates if p.exists() and not os.access(p, os.W_OK)]
+
+
+def on_read_only_mount(folder: Path) -> StudyappError | None:
+    try:
+        mounted_read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return None
+    if not mounted_read_only:
+        return None
+    return StudyappError(f"cannot write to {folder}: it is on a read-only file system. 'studyapp list', "
+                         "'stats' and 'report' can still read it; to study, choose another place with "
+                         "--home DIR or STUDYAPP_HOME")
+
+
+def read_only(path: Path) -> StudyappError:
+    mounted = on_read_only_mount(path.parent)
+    if mounted is not None:
+        return mounted
+    blocked = unwritable_files(path)
+    if not blocked:
+        return StudyappError(f"cannot write to {path}: SQLite found it read-only (a read-only mount?). "
+                             "Choose another place with --home DIR or STUDYAPP_HOME")
+    names = ", ".join(str(p) for p in blocked)
+    owners = {_owner(p) for p in blocked}
+    hint = f" (owned by {', '.join(sorted(owners))})" if owners - {_owner(path.parent.parent)} else ""
+    return StudyappError(f"cannot write to {names}{hint}: read-only for this user. Make {'it' if len(blocked) == 1 else 'them'} "
+                         "writable (chown or chmod u+w), or choose another place with --home DIR or STUDYAPP_HOME")
+
+
+def _owner(path: Path) -> str:
+    try:
+        uid = path.stat().st_uid
+    except OSError:
+        return "?"
+    try:
+        import pwd
+
+        return pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        return str(uid)
 
 
 def not_studyapp(path: Path, why: str) -> StudyappError:
@@ -179,42 +262,82 @@ def guarded(path: Path) -> Iterator[None]:
         raise os_error(error, path) from None
 
 
-def os_error(error: OSError, path: Path) -> StudyappError:
+def os_error(error: OSError, path: Path, *, reading: bool = False) -> StudyappError:
+    where = error.filename or path
     if error.errno == errno.ENOSPC:
         return StudyappError(f"the disk holding {path} is full; free some space, then try again")
-    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return StudyappError(f"cannot write to {error.filename or path}: permission denied or read-only. "
-                             "Make it writable, or choose another place with --home DIR or STUDYAPP_HOME")
-    return StudyappError(f"cannot use {error.filename or path}: {error.strerror or error}")
+    if error.errno == errno.EFBIG:
+        return StudyappError(f"{where} cannot grow: a file-size limit (ulimit -f) was reached; nothing stored was "
+                             "lost. Raise the limit, then try again")
+    if error.errno in (errno.EACCES, errno.EPERM):
+        verb = "read" if reading else "write to"
+        return StudyappError(f"cannot {verb} {where}: permission denied. Give yourself access (chmod u+rw), "
+                             "or choose another place with --home DIR or STUDYAPP_HOME")
+    if error.errno == errno.EROFS:
+        return StudyappError(f"cannot write to {where}: it is on a read-only file system. "
+                             "Choose another place with --home DIR or STUDYAPP_HOME")
+    if error.errno == errno.EIO:
+        return io_failed(Path(where), error.strerror or str(error))
+    return StudyappError(f"cannot use {where}: {error.strerror or error}")
 
 
 # ---------------------------------------------------------------- checks before opening
 
 
-def check_file(path: Path) -> bool:
-    """Check an existing file before SQLite opens it; True if it holds a studyapp database."""
+def check_file(path: Path) -> bool | None:
+    """Look at an existing file before SQLite opens it.
+
+    True if its header carries studyapp's application id, False if it is empty (a new
+    database), None if it is an SQLite file whose id is not set yet (SQLite decides).
+    Refuses only what is plainly not an SQLite database or belongs to another program:
+    whether the file is damaged is SQLite's call once it has recovered the WAL (a header
+    that counts more pages than the file holds is normal while the -wal holds them, and
+    it is seen for an instant while another process checkpoints).
+    """
+    if path.is_dir():
+        raise StudyappError(f"{path} is a folder, not a progress database; move it away, or choose another "
+                            "profile with --profile NAME")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(100)
+    except OSError as error:
+        raise os_error(error, path, reading=True) from None
+    wal, _ = companions(path)
+    if not header:
+        # Empty: nothing to lose, unless a WAL file holds the content not yet copied back.
+        return None if _nonempty(wal) else False
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        raise not_studyapp(path, "it is not an SQLite database")
+    application_id = struct.unpack(">I", header[68:72])[0]
+    if application_id not in (0, APPLICATION_ID):
+        raise not_studyapp(path, f"it belongs to another program, application id {application_id:#x}")
+    return True if application_id == APPLICATION_ID else None
+
+
+def header_short_of_pages(path: Path) -> str | None:
+    """A hint, not a verdict: the header counts more pages than the file holds (then SQLite checks)."""
     try:
         size = path.stat().st_size
         with path.open("rb") as handle:
             header = handle.read(100)
-    except OSError as error:
-        raise os_error(error, path) from None
-    wal = path.with_name(path.name + "-wal")
-    if size == 0:
-        # Empty: nothing to lose, unless a WAL file holds the content not yet copied back.
-        return wal.exists() and wal.stat().st_size > 0
-    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
-        raise not_studyapp(path, "it is not an SQLite database")
+    except OSError:
+        return None
+    if len(header) < 100:
+        return None
     page_size = struct.unpack(">H", header[16:18])[0]
     page_size = 65536 if page_size == 1 else page_size
     change_counter, pages = struct.unpack(">II", header[24:32])
     valid_for = struct.unpack(">I", header[92:96])[0]
     if valid_for == change_counter and pages and size < pages * page_size:
-        raise damaged(path, f"the file is truncated: {size} bytes of {pages * page_size}")
-    application_id = struct.unpack(">I", header[68:72])[0]
-    if application_id not in (0, APPLICATION_ID):
-        raise not_studyapp(path, f"it belongs to another program, application id {application_id:#x}")
-    return application_id == APPLICATION_ID
+        return f"the file is truncated: {size} bytes of {pages * page_size}"
+    return None
+
+
+def _nonempty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -237,8 +360,12 @@ def enable_wal(conn: sqlite3.Connection, path: Path) -> None:
                             "put the home folder on a local disk")
 
 
-def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool = False) -> int:
-    """Create or migrate the schema as needed; return the schema version in use."""
+def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool = False,
+            shown_as: Path | None = None) -> int:
+    """Create or migrate the schema as needed; return the schema version in use.
+
+    ``shown_as`` is the path messages name when ``path`` is a private copy of it."""
+    file, path = path, shown_as or path
     application_id = conn.execute("PRAGMA application_id").fetchone()[0]
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if application_id not in (0, APPLICATION_ID):
@@ -263,7 +390,7 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
         raise StudyappError(
             f"{path} was written by a newer studyapp (schema {version}; this version knows up to "
             f"{SCHEMA_VERSION}); it was left untouched. Upgrade studyapp (pip install -U studyapp) to use it")
-    quick_check(conn, path)
+    quick_check(conn, file, shown_as=path)
     if readonly:
         if version < SCHEMA_VERSION:
             raise StudyappError(f"{path} uses an older schema ({version}); run 'studyapp study' once to upgrade it")
@@ -318,16 +445,20 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute("COMMIT")
 
 
-def quick_check(conn: sqlite3.Connection, path: Path) -> None:
+def quick_check(conn: sqlite3.Connection, path: Path, *, shown_as: Path | None = None) -> None:
+    """SQLite's own verdict, after it has recovered the WAL: on small files always, on big ones
+    when the header counts more pages than the main file holds (truncation or a pending WAL)."""
+    hint = header_short_of_pages(path)
     try:
         size = path.stat().st_size
     except OSError:
         return
-    if size > QUICK_CHECK_MAX_BYTES:
+    if size > QUICK_CHECK_MAX_BYTES and hint is None:
         return
     result = conn.execute("PRAGMA quick_check").fetchall()
     if result != [("ok",)]:
-        raise damaged(path, "; ".join(str(r[0]) for r in result[:3]))
+        detail = "; ".join(str(r[0]) for r in result[:3])
+        raise damaged(shown_as or path, f"{hint}; SQLite: {detail}" if hint else f"SQLite: {detail}")
 
 
 def _statements(script: str) -> list[str]:
@@ -353,5 +484,5 @@ def ensure_folder(folder: Path) -> None:
         raise StudyappError(f"cannot create the progress folder {folder}: {error.strerror or error}. "
                             "Choose a writable place with --home DIR or STUDYAPP_HOME") from None
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise StudyappError(f"cannot write in the progress folder {folder}: it is read-only. "
+        raise on_read_only_mount(folder) or StudyappError(f"cannot write in the progress folder {folder}: it is read-only. "
                             "Make it writable, or choose another place with --home DIR or STUDYAPP_HOME")

@@ -103,14 +103,22 @@ class StudyApp(App[int]):
         The message is shown in the app until a key is pressed, then printed again on exit,
         so it stays in the terminal after the screen is gone.
         """
+        from ..core.terminal_text import visible
         from .modals.problem import ProblemModal
 
+        message = visible(message)
         self.error_message = message
 
         def leave(_: object) -> None:
             self.exit(return_code=code)
 
         self.push_screen(ProblemModal(message), leave)
+
+    def notify(self, message: str, *args, **kwargs) -> None:
+        """Every toast: messages quote paths and deck text, whose control characters are shown escaped."""
+        from ..core.terminal_text import visible
+
+        super().notify(visible(message), *args, **kwargs)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -24,6 +24,18 @@ if TYPE_CHECKING:
     from ..store import Store
 
 
+def _shown_on_a_terminal(catalog: Catalog) -> Catalog:
+    """Every deck text with its control characters escaped (F2): Textual passes them to the terminal."""
+    from dataclasses import replace
+
+    from ..core.terminal_text import visible_deck
+
+    decks = [visible_deck(deck) for deck in catalog.decks]
+    if all(a is b for a, b in zip(decks, catalog.decks)):
+        return catalog
+    return replace(catalog, decks=decks)
+
+
 class Services:
     def __init__(self, location: Location, *, clock: Clock | None = None,
                  deck_paths: Sequence[Path] | None = None, catalog: Catalog | None = None) -> None:
@@ -51,6 +63,7 @@ class Services:
                     # The same cache as the command line's: unchanged decks are not parsed again.
                     self._catalog = discover(self.location.deck_dirs,
                                              cache_file=self.location.home / "cache" / "decks.pickle")
+                self._catalog = _shown_on_a_terminal(self._catalog)
             return self._catalog
 
     @property
@@ -69,15 +82,21 @@ class Services:
             errors = [p for p in result.problems if p.is_error]
             first = f" (line {errors[0].line}: {errors[0].message})" if errors else ""
             lines.append(f"{result.path.name} was not loaded{first}; run 'studyapp check {result.path}'")
-        return lines
+        from ..core.terminal_text import visible
+
+        return [visible(line) for line in lines]
 
     def seed_text(self, deck: Deck) -> str:
-        from ..core.loader import seed_body
+        """The deck's source document, control characters escaped (blocking: call from a worker).
+
+        Only a regular file of bounded size is read, so a FIFO or a device cannot hang or flood it."""
+        from ..core.loader import SeedUnreadable, read_seed_file, seed_body
+        from ..core.terminal_text import visible
 
         try:
-            return seed_body(Path(deck.seed_path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise StudyappError(f"cannot read the source document {deck.seed_path}: {error}") from None
+            return visible(seed_body(read_seed_file(Path(deck.seed_path))))
+        except SeedUnreadable as why:
+            raise StudyappError(visible(f"cannot read the source document {deck.seed_path}: {why}")) from None
 
     # ------------------------------------------------------------ progress
 

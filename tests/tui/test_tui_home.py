@@ -18,11 +18,13 @@ def two_decks(tmp_path):
     """The sample deck and a second small one, in one folder."""
     folder = tmp_path / "decks"
     folder.mkdir()
-    (folder / "ui-sample.yaml").write_text((SAMPLE_DECKS / "ui-sample.yaml").read_text(encoding="utf-8")
-                                           .replace("../seeds/ui-sample.md", str(DATA / "seeds" / "ui-sample.md")),
+    # A seed must lie inside the folder that holds the deck's folder: a copy beside it, as in a deck repository.
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "ui-sample.md").write_bytes((DATA / "seeds" / "ui-sample.md").read_bytes())
+    (folder / "ui-sample.yaml").write_text((SAMPLE_DECKS / "ui-sample.yaml").read_text(encoding="utf-8"),
                                            encoding="utf-8")
     (folder / "second.yaml").write_text(
-        "schema: 1\nid: second\ntitle: Second deck\nseed: " + str(DATA / "seeds" / "ui-sample.md") + "\ncards:\n"
+        "schema: 1\nid: second\ntitle: Second deck\nseed: ../seeds/ui-sample.md\ncards:\n"
         "  - {id: one, type: basic, front: What is fast?, back: The scheduler, "
         "source: 'The scheduler answers in under a millisecond.'}\n", encoding="utf-8")
     return folder

@@ -255,12 +255,18 @@ class BrowseScreen(AppScreen):
         deck = catalog.deck(item.deck_id)
         if deck is None:
             return
-        try:
-            text = services.seed_text(deck)
-        except StudyappError as error:
-            self.notify(error.message, severity="error", markup=False)
-            return
-        self.app.push_screen(SourceModal(deck.title, text, item.card.source))
+        quotes = item.card.source
+
+        def read() -> None:
+            # In a worker: a slow or hostile file never holds the UI (F4).
+            try:
+                text = services.seed_text(deck)
+            except StudyappError as error:
+                self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
+                return
+            self.app.call_from_thread(self.app.push_screen, SourceModal(deck.title, text, quotes))
+
+        self.run_worker(read, thread=True, group="source", exclusive=True)
 
     def action_leave(self) -> None:
         search = self.query_one("#browse-search", Input)

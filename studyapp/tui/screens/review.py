@@ -327,12 +327,18 @@ class ReviewScreen(AppScreen):
         deck = self.services.loaded_catalog.deck(shown.item.deck_id) if self.services.loaded_catalog else None
         if deck is None:
             return
-        try:
-            text = self.services.seed_text(deck)
-        except StudyappError as error:
-            self.notify(error.message, severity="error", markup=False)
-            return
-        self.app.push_screen(SourceModal(deck.title, text, shown.item.card.source))
+        quotes = shown.item.card.source
+
+        def read() -> None:
+            # In a worker: a slow or hostile file never holds the UI (F4).
+            try:
+                text = self.services.seed_text(deck)
+            except StudyappError as error:
+                self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
+                return
+            self.app.call_from_thread(self.app.push_screen, SourceModal(deck.title, text, quotes))
+
+        self.run_worker(read, thread=True, group="source", exclusive=True)
 
     def action_explain(self) -> None:
         card = self._card()
