@@ -88,8 +88,10 @@ SPECS: tuple[KeySpec, ...] = (
     # Stats.
     _k("stats.leave", "escape,q", "leave", "Back", "Back to the decks"),
     # Settings.
-    _k("settings.save", "ctrl+s", "save", "Save", "Save the settings (they apply at once)"),
-    _k("settings.leave", "escape", "leave", "Back", "Back without saving unsaved changes"),
+    _k("settings.save", "ctrl+s", "save", "Save",
+       "Save every valid value and stay (Enter in a field too); an invalid one is named, not saved"),
+    _k("settings.leave", "escape", "leave", "Back",
+       "Back to the decks, saving every valid value; an invalid one is dropped, with a message"),
     # Modals.
     _k("help.close", "escape,q,question_mark", "close", "Close", "Close the key list"),
     _k("confirm.yes", "y", "answer(True)", "Yes", "Yes"),
