@@ -38,12 +38,13 @@ async def test_choice_question_by_number_key(harness):
     assert harness.reviews() == []  # a practice quiz leaves the schedule alone
 
 
-async def test_truefalse_by_t_and_f(harness):
+async def test_truefalse_by_1_and_2_as_in_review(harness):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_n=5, quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quiz(pilot)
-        await wait_for_text(pilot, "The widget cache has two layers.")
-        await pilot.press("f")
+        text = await wait_for_text(pilot, "The widget cache has two layers.")
+        assert "1. True" in text and "2. False" in text and "1 True" in text  # the options and the footer
+        await pilot.press("2")
         text = await wait_for_text(pilot, "Right")
         assert "The statement is False" in text
         assert "False: it has three layers." in text
@@ -53,11 +54,11 @@ async def test_truefalse_by_t_and_f(harness):
         assert "No misses." in screen_text(app)
 
 
-async def test_t_answers_true(harness):
+async def test_1_answers_true(harness):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quiz(pilot)
-        await pilot.press("t")
+        await pilot.press("1")
         await wait_for_text(pilot, "Not quite")
         assert screen.session.answers[0].given == "True" and not screen.session.answers[0].correct
 
@@ -105,7 +106,7 @@ async def test_leaving_a_quiz_midway_shows_the_score_so_far(harness):
         elif question.kind == "choice":
             await pilot.press("1")
         else:
-            await pilot.press("t")
+            await pilot.press("1")
         await wait_for(pilot, lambda: screen.answered, "the first answer")
         from studyapp.tui.modals.confirm import ConfirmModal
 
@@ -125,7 +126,8 @@ async def test_keys_that_do_not_fit_the_question_do_nothing(harness):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quiz(pilot)
-        await pilot.press("1", "2", "r", "space")  # no options, nothing typed, nothing answered yet
+        # t and f no longer answer (f flags in review); 3 is not an option; nothing typed or answered yet.
+        await pilot.press("t", "f", "3", "r", "space")
         await pilot.pause()
         assert screen.session.answers == [] and not screen.answered
 
@@ -162,7 +164,7 @@ async def test_exam_is_the_curriculums_cannot_be_overruled_and_is_recorded(harne
         screen = await open_quiz(pilot)
         assert screen.exam.settings.pass_mark == 0.5 and len(screen.session.questions) == 1  # one true/false card
         assert "Exam · question 1 of 1 · pass mark 50%" in await wait_for_text(pilot, "Exam · question 1 of 1")
-        await pilot.press("f")
+        await pilot.press("2")
         await wait_for(pilot, lambda: screen.answered, "the answer")
         assert not screen.check_action("override", ())  # no "I was right" in an exam
         await pilot.press("enter")

@@ -5,11 +5,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...core.quiz import QuizSession
 from .. import keymap
 from ..widgets.cards import render
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 
@@ -56,7 +57,7 @@ class ScoreScreen(AppScreen):
                     lines.append(Content.assemble("   ", render.plain(miss.feedback, render.MUTED)))
                 lines.append(render.plain(f"   {question.deck_id} / {question.card.id}", render.MUTED))
                 yield Static(Content("\n").join(lines), classes="miss", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         # Only a finished exam counts: a partial one would score only the questions answered.

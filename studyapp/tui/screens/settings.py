@@ -16,11 +16,12 @@ import dataclasses
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
 from ...core.problems import StudyappError
 from .. import keymap
 from ..config import save_theme
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 FIELDS = (
@@ -76,7 +77,7 @@ class SettingsScreen(AppScreen):
                              id="setting-theme")
                 yield Static("saved in config.toml", classes="hint", markup=False)
         yield Static("", id="settings-error", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.run_worker(self._load, thread=True, name="settings-load", exit_on_error=False)

@@ -70,7 +70,10 @@ class QuestionView(VerticalScroll):
             lines = [render.option_line(i, text, revealed=answer is not None, correct=i == correct, chosen=i == chosen)
                      for i, text in enumerate(question.options)]
         elif question.kind == "truefalse":
-            lines = [Content.assemble(("t", "bold"), "  True      ", ("f", "bold"), "  False")]
+            # The same keys as a true/false card in review: 1 True, 2 False.
+            lines = [render.option_line(i, text, revealed=answer is not None, correct=(i == 0) == bool(question.card.answer),
+                                        chosen=answer is not None and answer.given == text)
+                     for i, text in enumerate(("True", "False"))]
         else:
             lines = []
         box.mount_all(Static(line, classes="option", markup=False) for line in lines)
