@@ -280,7 +280,8 @@ async def test_typed_answer_is_checked_leniently_and_proposes_a_grade(harness):
         await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
         await pilot.press(*"  THREE  ", "enter")  # case and spacing do not matter; "three" is accepted
         text = await wait_for_text(pilot, "✓ Right")
-        assert "Expected:   Three layers" in text
+        assert "Expected:   three  (also accepted; the card's answer: Three layers)" in text
+        assert "Difference:" not in text  # the spaces around it are no difference
         assert screen.proposed == 3
         await pilot.press("enter")
         await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
@@ -293,6 +294,31 @@ async def test_typed_answer_is_checked_leniently_and_proposes_a_grade(harness):
         await pilot.press("2")  # overrule the proposal
         await wait_for(pilot, lambda: key_of(screen) == "ui-sample/top-layer/forward", "the third card")
     assert [r[1] for r in harness.reviews()] == [3, 2]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_typed_difference_is_against_the_expected_line_by_letter_ignoring_case(harness, size):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press(*"THRE layers", "enter")
+        text = await wait_for_text(pilot, "✓ Right")
+        assert "Expected:   Three layers" in text and "(accepted with 1 typo)" in text
+        # One letter missing is one letter inserted; the capitals are no difference.
+        assert screen.check.diff == [("equal", "THRE"), ("insert", "e"), ("equal", " layers")]
+        assert "Difference: THREe layers" in text
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/layer-count/main", "the first card again")
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press("3", "enter")  # an accepted alternative: shown as what was expected
+        text = await wait_for_text(pilot, "✓ Right")
+        assert "Expected:   3  (also accepted; the card's answer: Three layers)" in text
+        assert "Difference:" not in text
 
 
 async def test_escape_while_typing_closes_the_box_not_the_session(harness):

@@ -127,3 +127,17 @@ def hanging(content: Content, indent: int, width: int | None) -> Content:
     pad = " " * indent
     lines = [first.rstrip()] + [Content.assemble(pad, line.rstrip()) for line in rest.wrap(width - indent)]
     return Content("\n").join(lines)
+
+
+def expected_line(check) -> Content:
+    """"Expected:" with the answer the difference is computed against; an accepted alternative
+    says so and names the card's own answer, so the two lines never disagree."""
+    line = Content.assemble(("Expected:   ", "bold"), plain(check.shown_expected))
+    if check.shown_expected != check.expected:
+        line = Content.assemble(line, plain(f"  (also accepted; the card's answer: {check.expected})", MUTED))
+    return line
+
+
+def has_difference(ops: list[tuple[str, str]]) -> bool:
+    """Whether a diff is worth a line: spaces typed around an answer are no difference to show."""
+    return any(op != "equal" and text.strip() for op, text in ops)

@@ -40,8 +40,8 @@ class QuestionView(VerticalScroll):
         if question.kind == "typed" and answer.match is not None:
             match = answer.match
             lines.append(Content.assemble(("You typed:  ", "bold"), render.plain(answer.given or "(nothing)")))
-            lines.append(Content.assemble(("Expected:   ", "bold"), render.plain(match.expected)))
-            if not answer.correct or answer.given.strip() != match.expected:
+            lines.append(render.expected_line(match))
+            if render.has_difference(match.diff):
                 lines.append(Content.assemble(("Difference: ", "bold"), render.diff(match.diff)))
             if match.reason:
                 lines.append(render.plain(f"({match.reason})", render.MUTED))
