@@ -3,6 +3,8 @@ and "I was right", the score screen, and a schedule left alone."""
 
 from __future__ import annotations
 
+import pytest
+
 from studyapp.tui.screens.quiz import QuizScreen
 from studyapp.tui.screens.score import ScoreScreen
 
@@ -175,3 +177,32 @@ async def test_exam_is_the_curriculums_cannot_be_overruled_and_is_recorded(harne
         (result,) = store.exam_results()
         assert (result["questions"], result["correct"], result["seed"]) == (1, 1, 7)
         assert store.log() == []  # the schedule is untouched
+
+
+def test_the_score_percentage_is_rounded_halves_up():
+    from studyapp.tui.screens.score import rounded_percent
+
+    assert [rounded_percent(2, 7), rounded_percent(1, 8), rounded_percent(3, 8), rounded_percent(1, 3),
+            rounded_percent(2, 3), rounded_percent(0, 5), rounded_percent(5, 5), rounded_percent(1, 200),
+            rounded_percent(1, 201)] == [29, 13, 38, 33, 67, 0, 100, 1, 0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_two_of_three_right_shows_67_percent(harness, size):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="typed", quiz_n=4, quiz_seed=3)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_quiz(pilot)
+        typed = screen.query_one("#quiz-input")
+        for right in (True, False, True):
+            await wait_for(pilot, lambda: typed.has_focus, "the answer box")
+            typed.value = screen.session.current.card.back if right else "no idea"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.answered, "the answer")
+            await pilot.press("enter")
+        await pilot.press("escape")
+        from studyapp.tui.modals.confirm import ConfirmModal
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
+        assert "Quiz finished: 2 of 3 right (67%); 1 not answered" in await wait_for_text(pilot, "Quiz finished")

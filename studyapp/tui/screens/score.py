@@ -14,6 +14,14 @@ from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 
+def rounded_percent(part: int, whole: int) -> int:
+    """``part / whole`` as a whole percentage, halves rounded up (2 of 7 is 29%, 1 of 8 is 13%).
+
+    Integer arithmetic: no float lands a hair below a half, and no banker's rounding.
+    """
+    return (200 * part + whole) // (2 * whole)
+
+
 class ScoreScreen(AppScreen):
     BINDINGS = keymap.bindings("score")
 
@@ -27,7 +35,7 @@ class ScoreScreen(AppScreen):
     def compose(self) -> ComposeResult:
         right, answered = self.session.score()
         total = len(self.session.questions)
-        share = f" ({right * 100 // answered}%)" if answered else ""
+        share = f" ({rounded_percent(right, answered)}%)" if answered else ""
         unanswered = f"; {total - answered} not answered" if answered < total else ""
         if self.exam is not None and not self.session.finished:
             yield Static(f"Exam left unfinished ({answered} of {total} answered): not recorded", id="score-title",
