@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studyapp.core.catalog import bundled_decks_dir, load_paths
-from studyapp.core.matching import AGAIN, GOOD, check_typed, normalise
+from studyapp.core.matching import AGAIN, GOOD, _diff, _fold, check_typed, normalise
 from studyapp.core.models import BACKWARD, Card
 from studyapp.core.quiz import build_quiz
 
@@ -46,7 +46,8 @@ def test_numbers_are_never_forgiven():
 def test_wrong_answer_gives_a_diff_and_proposes_again():
     result = check_typed("middle layr", basic("bottom layer"))
     assert not result.correct and result.proposed_rating == AGAIN
-    assert result.diff == [("delete", "middle"), ("insert", "bottom"), ("equal", " "), ("delete", "layr"), ("insert", "layer")]
+    # A different word is marked whole; a nearly right one letter by letter.
+    assert result.diff == [("delete", "middle"), ("insert", "bottom"), ("equal", " lay"), ("insert", "e"), ("equal", "r")]
     assert "".join(t for op, t in result.diff if op != "delete") == "bottom layer"
     assert check_typed("bottom layer", basic("bottom layer")).proposed_rating == GOOD
 
@@ -68,7 +69,43 @@ def test_the_expected_answer_always_matches_itself(text):
 def test_diff_rebuilds_both_strings(given_text, expected):
     result = check_typed(given_text, basic(expected))
     assert "".join(t for op, t in result.diff if op != "insert") == given_text
-    assert "".join(t for op, t in result.diff if op != "delete") == result.expected or not result.correct
+    # The expected side up to case and width, which matching ignores and the diff does not mark.
+    assert _fold("".join(t for op, t in result.diff if op != "delete")) == _fold(result.shown_expected)
+
+
+def test_a_one_letter_typo_marks_one_letter_and_case_is_no_difference():
+    result = check_typed("Compilaton", basic("compilation"))
+    assert result.correct and result.diff == [("equal", "Compilat"), ("insert", "i"), ("equal", "on")]
+    assert check_typed("COMPILATION", basic("compilation")).diff == [("equal", "COMPILATION")]
+    assert check_typed("３ layers", basic("3 layers")).diff == [("equal", "３ layers")]
+    result = check_typed("Thre layer", basic("Three layers"))
+    assert result.diff == [("equal", "Thre"), ("insert", "e"), ("equal", " layer"), ("insert", "s")]
+
+
+def test_chinese_is_compared_character_by_character():
+    result = check_typed("缓存管里器", basic("缓存管理器"))
+    assert result.diff == [("equal", "缓存管"), ("delete", "里"), ("insert", "理"), ("equal", "器")]
+
+
+def test_the_diff_is_against_the_answer_shown_as_expected():
+    card = basic("Compilation performance", accept=["compile performance"])
+    result = check_typed("startup perf", card)
+    assert not result.correct and result.expected == "Compilation performance"
+    assert result.compared == result.shown_expected == "compile performance"
+    assert result.diff == [("delete", "startup"), ("insert", "compile"), ("equal", " perf"), ("insert", "ormance")]
+    # Closest to the card's own answer: that is what is shown and compared.
+    result = check_typed("Compilation perf", card)
+    assert result.shown_expected == "Compilation performance"
+    assert result.diff == [("equal", "Compilation perf"), ("insert", "ormance")]
+    assert check_typed("compile performance", card).shown_expected == "compile performance"
+    assert check_typed("", card).shown_expected == "Compilation performance"
+
+
+def test_a_changed_stretch_is_marked_by_letter_from_half_alike_and_whole_below():
+    assert _diff("ab", "ac") == [("equal", "a"), ("delete", "b"), ("insert", "c")]  # ratio 0.5
+    assert _diff("abcd", "abxyz") == [("delete", "abcd"), ("insert", "abxyz")]  # ratio 0.44
+    assert _diff("reasoning", "thinking mode") == [("delete", "reasoning"), ("insert", "thinking mode")]
+    assert _diff("", "abc") == [("insert", "abc")] and _diff("abc", "") == [("delete", "abc")]
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,13 @@ class MatchResult:
     # ("equal" | "delete" | "insert", text). "delete" is text the learner should not have typed.
     diff: list[tuple[str, str]] = field(default_factory=list)
     reason: str = ""
+    # The answer the diff was computed against: the card's own answer, or the accepted
+    # alternative closest to what was typed. Shown as "Expected" so the diff reads against it.
+    compared: str = ""
+
+    @property
+    def shown_expected(self) -> str:
+        return self.compared or self.expected
 
     @property
     def proposed_rating(self) -> int:
@@ -63,20 +70,22 @@ def check_typed(given: str, card: Card, variant: str = "main") -> MatchResult:
     primary = candidates[0]
     given_n = normalise(given)
     if not given_n:
-        return MatchResult(False, primary, _diff(given, primary), "no answer given")
+        return MatchResult(False, primary, _diff(given, primary), "no answer given", primary)
     best: tuple[int, str] | None = None
     for candidate in candidates:
         candidate_n = normalise(candidate)
         if given_n == candidate_n or given_n.replace(" ", "") == candidate_n.replace(" ", ""):
-            return MatchResult(True, primary, _diff(given, candidate), "exact" if candidate == primary else "accepted answer")
+            return MatchResult(True, primary, _diff(given, candidate), "exact" if candidate == primary else "accepted answer",
+                               candidate)
         distance = _distance(given_n, candidate_n)
         if best is None or distance < best[0]:
             best = (distance, candidate)
     distance, closest = best
     closest_n = normalise(closest)
     if _digits(given_n) == _digits(closest_n) and distance <= allowed_typos(len(closest_n)):
-        return MatchResult(True, primary, _diff(given, closest), f"accepted with {distance} typo{'s' if distance > 1 else ''}")
-    return MatchResult(False, primary, _diff(given, closest), "does not match")
+        return MatchResult(True, primary, _diff(given, closest), f"accepted with {distance} typo{'s' if distance > 1 else ''}",
+                           closest)
+    return MatchResult(False, primary, _diff(given, closest), "does not match", closest)
 
 
 def _digits(text: str) -> list[str]:
@@ -96,21 +105,65 @@ def _distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-# Whole words read better in a diff than scattered letters; CJK has no spaces, so one character a token.
-_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\W\u3400-\u9fff\uf900-\ufaff]+|\s+|[^\w\s]")
+# How a typed answer is shown against the expected one. Matching ignores case and width, so
+# the diff does too: "compilation" against "Compilation" is no difference. Words are aligned
+# first (each CJK character is a word); a changed stretch that is nearly right is then marked
+# letter by letter (a one-letter typo marks one letter), one that is not as a whole (scattered
+# common letters between two different words would read as noise).
+NEAR_RATIO = 0.5
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|\\s+|[^\\w\\s]")
+
+
+def _fold(text: str) -> str:
+    """Text as matching sees it: case and width folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def _diff(given: str, expected: str) -> list[tuple[str, str]]:
-    given_tokens = _TOKEN.findall(given)
-    expected_tokens = _TOKEN.findall(expected)
-    matcher = difflib.SequenceMatcher(None, given_tokens, expected_tokens, autojunk=False)
+    """An edit script from ``given`` to ``expected``: ("equal" | "delete" | "insert", text).
+
+    "equal" and "delete" text is the learner's and "insert" text the expected answer's, so the
+    script rebuilds ``given`` exactly, and ``expected`` up to case and width.
+    """
+    given_words, expected_words = _WORD.findall(given), _WORD.findall(expected)
+    matcher = difflib.SequenceMatcher(None, [_fold(w) for w in given_words], [_fold(w) for w in expected_words],
+                                      autojunk=False)
+    out: list[tuple[str, str]] = []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        typed, wanted = "".join(given_words[a1:a2]), "".join(expected_words[b1:b2])
+        if op == "equal":
+            out.append(("equal", typed))
+        elif typed and wanted and _near(typed, wanted):
+            out += _char_diff(typed, wanted)
+        else:
+            out += [("delete", typed), ("insert", wanted)]
+    return _merged(out)
+
+
+def _near(typed: str, wanted: str) -> bool:
+    return difflib.SequenceMatcher(None, _fold(typed), _fold(wanted), autojunk=False).ratio() >= NEAR_RATIO
+
+
+def _char_diff(given: str, expected: str) -> list[tuple[str, str]]:
+    matcher = difflib.SequenceMatcher(None, [_fold(c) for c in given], [_fold(c) for c in expected], autojunk=False)
     out: list[tuple[str, str]] = []
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal":
-            out.append(("equal", "".join(given_tokens[a1:a2])))
+            out.append(("equal", given[a1:a2]))
         else:
-            if a2 > a1:
-                out.append(("delete", "".join(given_tokens[a1:a2])))
-            if b2 > b1:
-                out.append(("insert", "".join(expected_tokens[b1:b2])))
+            out += [("delete", given[a1:a2]), ("insert", expected[b1:b2])]
+    return out
+
+
+def _merged(ops: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Without empty runs, and with neighbouring runs of one kind joined."""
+    out: list[tuple[str, str]] = []
+    for op, text in ops:
+        if not text:
+            continue
+        if out and out[-1][0] == op:
+            out[-1] = (op, out[-1][1] + text)
+        else:
+            out.append((op, text))
     return out

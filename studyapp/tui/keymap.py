@@ -47,13 +47,18 @@ SPECS: tuple[KeySpec, ...] = (
     # Review: Anki's keys.
     _k("review.reveal", "space,enter", "reveal", "Show / Good",
        "Show the answer; after that, Good (or the grade a checked answer proposed)"),
-    _k("review.grade-again", "1", "grade(1)", "Again", "Again (before the answer, on a choice card: option 1)",
-       show=False),
-    _k("review.grade-hard", "2", "grade(2)", "Hard", "Hard (before the answer: option 2)", show=False),
+    _k("review.grade-again", "1", "grade(1)", "Again", "Again (before the answer: option 1, or True)", show=False),
+    _k("review.grade-hard", "2", "grade(2)", "Hard", "Hard (before the answer: option 2, or False)", show=False),
     _k("review.grade-good", "3", "grade(3)", "Good", "Good (before the answer: option 3)", show=False),
     _k("review.grade-easy", "4", "grade(4)", "Easy", "Easy (before the answer: option 4)", show=False),
     _k("review.choose-5", "5", "choose(5)", "Option 5", "Option 5 of a choice card", show=False),
     _k("review.choose-6", "6", "choose(6)", "Option 6", "Option 6 of a choice card", show=False),
+    # After an option is picked the number keys are spent: a reflex second press of the picked
+    # number must not grade. The bar then shows these keys, the bottom row left to right.
+    _k("review.pick-again", "z", "bar_grade(1)", "Again", "Again, after picking an option", show=False),
+    _k("review.pick-hard", "x", "bar_grade(2)", "Hard", "Hard, after picking an option", show=False),
+    _k("review.pick-good", "c", "bar_grade(3)", "Good", "Good, after picking an option", show=False),
+    _k("review.pick-easy", "v", "bar_grade(4)", "Easy", "Easy, after picking an option", show=False),
     _k("review.type-answer", "i", "type_answer", "Type", "Type the answer; it is checked and proposes a grade"),
     _k("review.undo", "u", "undo", "Undo", "Undo the last answer, bury, suspend or flag (several levels)"),
     # Bury and suspend stay out of the footer (as in Anki): there is room for what is used on every card.
@@ -63,6 +68,7 @@ SPECS: tuple[KeySpec, ...] = (
     _k("review.source", "s", "source", "Source", "Open the source document at the quoted passage"),
     _k("review.explain", "e", "explain", "Explain", "Show the explanation"),
     _k("review.leave", "q,escape", "leave", "End", "End the session (shows the summary)"),
+    _k("review.close-typing", "escape", "close_typing", "Close box", "Close the answer box (the card stays)"),
     # Quiz.
     _k("quiz.choose-1", "1", "choose(1)", "1", "Choose option 1", show=False),
     _k("quiz.choose-2", "2", "choose(2)", "2", "Choose option 2", show=False),
@@ -70,8 +76,9 @@ SPECS: tuple[KeySpec, ...] = (
     _k("quiz.choose-4", "4", "choose(4)", "4", "Choose option 4", show=False),
     _k("quiz.choose-5", "5", "choose(5)", "5", "Choose option 5", show=False),
     _k("quiz.choose-6", "6", "choose(6)", "6", "Choose option 6", show=False),
-    _k("quiz.true", "t", "truefalse(True)", "True", "Answer True"),
-    _k("quiz.false", "f", "truefalse(False)", "False", "Answer False"),
+    # True/false takes 1 and 2 as in review, where f flags.
+    _k("quiz.true", "1", "truefalse(True)", "True", "Answer True"),
+    _k("quiz.false", "2", "truefalse(False)", "False", "Answer False"),
     _k("quiz.next", "space,enter", "next", "Next", "Next question"),
     _k("quiz.override", "r", "override", "I was right", "I was right: count a typed answer the check refused"),
     _k("quiz.leave", "escape", "leave", "Leave", "Leave the quiz (shows the score so far)"),
@@ -88,8 +95,10 @@ SPECS: tuple[KeySpec, ...] = (
     # Stats.
     _k("stats.leave", "escape,q", "leave", "Back", "Back to the decks"),
     # Settings.
-    _k("settings.save", "ctrl+s", "save", "Save", "Save the settings (they apply at once)"),
-    _k("settings.leave", "escape", "leave", "Back", "Back without saving unsaved changes"),
+    _k("settings.save", "ctrl+s", "save", "Save",
+       "Save every valid value and stay (Enter in a field too); an invalid one is named, not saved"),
+    _k("settings.leave", "escape", "leave", "Back",
+       "Back to the decks, saving every valid value; an invalid one is dropped, with a message"),
     # Modals.
     _k("help.close", "escape,q,question_mark", "close", "Close", "Close the key list"),
     _k("confirm.yes", "y", "answer(True)", "Yes", "Yes"),

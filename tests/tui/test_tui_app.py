@@ -40,8 +40,10 @@ async def test_question_mark_lists_every_key_of_the_screen(harness, start, prefi
         expected = {spec.id for spec in keymap.SPECS if spec.id.startswith(prefix + ".")}
         assert expected <= listed, expected - listed
         assert "app.help" in listed
-        text = screen_text(app)
-        assert keymap.BY_ID[f"{prefix}.leave" if prefix != "home" else "home.study"].help in text
+        # The list scrolls when it is longer than the dialog: read all of it.
+        text = app.screen.query_one("#help-rows").render().plain
+        spec = keymap.BY_ID[f"{prefix}.leave" if prefix != "home" else "home.study"]
+        assert spec.help in " ".join(text.split()) and spec.id in text
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is underneath, "the help closed")
 
@@ -263,3 +265,34 @@ def test_docs_list_every_binding_id_with_its_default_keys():
         line = next((l for l in docs.splitlines() if f"`{spec.id}`" in l), None)
         assert line is not None, f"docs/app.md does not list {spec.id}"
         assert spec.help in line, f"docs/app.md describes {spec.id} differently from the keymap"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_help_names_this_homes_config_file_and_the_repository_docs(harness, size):
+    app = harness.app("home")
+    async with app.run_test(size=size) as pilot:
+        await wait_home(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the help")
+        essentials = app.screen.query_one("#help-essentials").render().plain
+        assert f"Remap keys by id in {harness.home / 'config.toml'}: [keys] \"review.undo\" = \"z,u\"" in essentials
+        assert "docs/app.md in the studyapp source repository" in essentials
+        # Each key's binding id is beside it, to remap it by.
+        rows = app.screen.query_one("#help-rows").render().plain
+        assert "Browse and search the cards  home.browse" in rows
+
+
+def test_help_rows_wrap_under_their_description_not_under_the_keys():
+    from textual.content import Content
+
+    from studyapp.tui.widgets.cards.render import hanging
+
+    line = Content("space / ⏎  Show the answer; after that, Good (or the grade a checked answer proposed)")
+    assert hanging(line, 11, 40).plain.split("\n") == [
+        "space / ⏎  Show the answer; after that,",
+        "           Good (or the grade a checked",
+        "           answer proposed)"]
+    assert hanging(line, 11, None) is line and hanging(Content("short"), 11, 40).plain == "short"
+    # Exactly the width: not wrapped; one cell wider: wrapped.
+    assert hanging(Content("x" * 30), 4, 30).plain == "x" * 30
+    assert hanging(Content("abc " * 8), 4, 30).plain.split("\n") == ["abc abc abc abc abc abc abc", "    abc"]

@@ -172,9 +172,7 @@ async def test_settings_are_saved_and_take_effect_at_once(harness):
         await wait_for_text(pilot, "desired retention 1.5 is out of range")
         with harness.store() as store:
             assert store.load_settings().desired_retention == 0.9
-        await pilot.press("escape")  # refused while a field is wrong
-        await pilot.pause()
-        assert app.screen is screen
+        assert app.screen is screen  # Enter saves and stays
         retention.value = "0.85"
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
@@ -187,6 +185,73 @@ async def test_settings_are_saved_and_take_effect_at_once(harness):
                        "the review")
         assert app.screen.shown.counts.new == 3
         assert app.screen.session.settings.desired_retention == 0.85
+
+
+async def test_question_mark_in_a_settings_field_opens_the_help_and_leaves_the_value_alone(harness):
+    from studyapp.tui.modals.help import HelpModal
+
+    app = harness.app("home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the settings")
+        retention = screen.query_one("#setting-desired_retention")
+        assert retention.has_focus and retention.value == "0.9"
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the help")
+        assert "Keys: Settings" in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, "back on the settings")
+        assert retention.value == "0.9"
+        # Digits and the point are still typed into the field.
+        retention.value = ""
+        await pilot.press("0", "full_stop", "8")
+        assert retention.value == "0.8"
+
+
+async def test_escape_leaves_settings_with_an_invalid_value_keeping_the_stored_one_and_saying_so(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the settings")
+        screen.query_one("#setting-desired_retention").value = "?o"
+        screen.query_one("#setting-new_per_day").value = "5"
+        screen.query_one("#setting-reviews_per_day").value = "9999999"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home after one Escape")
+        messages = [n.message for n in app._notifications]
+        assert "Desired retention: '?o' is not a number such as 0.9; it stays 0.9" in messages[-1]
+        assert "Reviews per day" in messages[-1] and "it stays 200" in messages[-1]
+        assert "Settings saved; they apply from now on." in messages
+        with harness.store() as store:
+            stored = store.load_settings()
+        # The valid change is kept, the invalid ones are dropped.
+        assert (stored.new_per_day, stored.desired_retention, stored.reviews_per_day) == (5, 0.9, 200)
+
+
+async def test_escape_leaves_settings_untouched_when_nothing_changed(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the settings")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
+        assert [n.message for n in app._notifications] == []
+
+
+async def test_ctrl_s_saves_the_valid_values_names_the_invalid_one_and_stays(harness):
+    app = harness.app("home")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the settings")
+        screen.query_one("#setting-rollover_hour").value = "24"
+        screen.query_one("#setting-new_per_day").value = "7"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.current.new_per_day == 7, "the valid value saved")
+        assert app.screen is screen
+        error = str(screen.query_one("#settings-error").render())
+        assert error.startswith("Day starts at hour: ") and error.endswith("; it stays 4")
+        with harness.store() as store:
+            assert (store.load_settings().new_per_day, store.load_settings().rollover_hour) == (7, 4)
 
 
 async def test_theme_is_applied_and_saved_in_the_config_file(harness):

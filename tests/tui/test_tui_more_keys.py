@@ -117,7 +117,7 @@ async def test_score_keys(harness, key, home):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_text(pilot, "The widget cache has two layers.")
-        await pilot.press("f", "enter")
+        await pilot.press("2", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
         await pilot.press(key)
         if home:

@@ -3,6 +3,8 @@ and "I was right", the score screen, and a schedule left alone."""
 
 from __future__ import annotations
 
+import pytest
+
 from studyapp.tui.screens.quiz import QuizScreen
 from studyapp.tui.screens.score import ScoreScreen
 
@@ -38,12 +40,13 @@ async def test_choice_question_by_number_key(harness):
     assert harness.reviews() == []  # a practice quiz leaves the schedule alone
 
 
-async def test_truefalse_by_t_and_f(harness):
+async def test_truefalse_by_1_and_2_as_in_review(harness):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_n=5, quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quiz(pilot)
-        await wait_for_text(pilot, "The widget cache has two layers.")
-        await pilot.press("f")
+        text = await wait_for_text(pilot, "The widget cache has two layers.")
+        assert "1. True" in text and "2. False" in text and "1 True" in text  # the options and the footer
+        await pilot.press("2")
         text = await wait_for_text(pilot, "Right")
         assert "The statement is False" in text
         assert "False: it has three layers." in text
@@ -53,11 +56,11 @@ async def test_truefalse_by_t_and_f(harness):
         assert "No misses." in screen_text(app)
 
 
-async def test_t_answers_true(harness):
+async def test_1_answers_true(harness):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quiz(pilot)
-        await pilot.press("t")
+        await pilot.press("1")
         await wait_for_text(pilot, "Not quite")
         assert screen.session.answers[0].given == "True" and not screen.session.answers[0].correct
 
@@ -105,7 +108,7 @@ async def test_leaving_a_quiz_midway_shows_the_score_so_far(harness):
         elif question.kind == "choice":
             await pilot.press("1")
         else:
-            await pilot.press("t")
+            await pilot.press("1")
         await wait_for(pilot, lambda: screen.answered, "the first answer")
         from studyapp.tui.modals.confirm import ConfirmModal
 
@@ -125,7 +128,8 @@ async def test_keys_that_do_not_fit_the_question_do_nothing(harness):
     app = harness.app("quiz", ["ui-sample"], quiz_mode="truefalse", quiz_seed=1)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_quiz(pilot)
-        await pilot.press("1", "2", "r", "space")  # no options, nothing typed, nothing answered yet
+        # t and f no longer answer (f flags in review); 3 is not an option; nothing typed or answered yet.
+        await pilot.press("t", "f", "3", "r", "space")
         await pilot.pause()
         assert screen.session.answers == [] and not screen.answered
 
@@ -162,7 +166,7 @@ async def test_exam_is_the_curriculums_cannot_be_overruled_and_is_recorded(harne
         screen = await open_quiz(pilot)
         assert screen.exam.settings.pass_mark == 0.5 and len(screen.session.questions) == 1  # one true/false card
         assert "Exam · question 1 of 1 · pass mark 50%" in await wait_for_text(pilot, "Exam · question 1 of 1")
-        await pilot.press("f")
+        await pilot.press("2")
         await wait_for(pilot, lambda: screen.answered, "the answer")
         assert not screen.check_action("override", ())  # no "I was right" in an exam
         await pilot.press("enter")
@@ -173,3 +177,32 @@ async def test_exam_is_the_curriculums_cannot_be_overruled_and_is_recorded(harne
         (result,) = store.exam_results()
         assert (result["questions"], result["correct"], result["seed"]) == (1, 1, 7)
         assert store.log() == []  # the schedule is untouched
+
+
+def test_the_score_percentage_is_rounded_halves_up():
+    from studyapp.tui.screens.score import rounded_percent
+
+    assert [rounded_percent(2, 7), rounded_percent(1, 8), rounded_percent(3, 8), rounded_percent(1, 3),
+            rounded_percent(2, 3), rounded_percent(0, 5), rounded_percent(5, 5), rounded_percent(1, 200),
+            rounded_percent(1, 201)] == [29, 13, 38, 33, 67, 0, 100, 1, 0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_two_of_three_right_shows_67_percent(harness, size):
+    app = harness.app("quiz", ["ui-sample"], quiz_mode="typed", quiz_n=4, quiz_seed=3)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_quiz(pilot)
+        typed = screen.query_one("#quiz-input")
+        for right in (True, False, True):
+            await wait_for(pilot, lambda: typed.has_focus, "the answer box")
+            typed.value = screen.session.current.card.back if right else "no idea"
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: screen.answered, "the answer")
+            await pilot.press("enter")
+        await pilot.press("escape")
+        from studyapp.tui.modals.confirm import ConfirmModal
+
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ScoreScreen), "the score")
+        assert "Quiz finished: 2 of 3 right (67%); 1 not answered" in await wait_for_text(pilot, "Quiz finished")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from studyapp.tui.screens.review import ReviewScreen
 from studyapp.tui.screens.summary import SummaryScreen
 
@@ -214,9 +216,60 @@ async def test_truefalse_card(harness):
         text = await wait_for_text(pilot, "✓ Right")
         assert "False: it has three layers." in text  # the explanation is the feedback
         assert screen.proposed == 3
-        await pilot.press("1")  # the learner may still change the grade
+        assert "z Again" in text and "c Good" in text  # after a pick the bar has its own keys
+        await pilot.press("z")  # the learner may still change the grade
         await wait_for(pilot, lambda: key_of(screen) != "ui-sample/layers-truefalse/main", "the next card")
     assert harness.reviews()[-1] == ("ui-sample/layers-truefalse/main", 1, "cram")
+
+
+async def test_f_on_a_truefalse_card_flags_it_as_in_every_screen_1_and_2_answer(harness):
+    from studyapp.tui.modals.flag_note import FlagNoteModal
+
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await walk_to(pilot, "ui-sample/layers-truefalse/main")
+        assert "or 1 True, 2 False" in screen_text(app)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagNoteModal), "the flag dialog")
+        assert not screen.revealed
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_a_wrong_pick_then_the_same_number_does_not_grade(harness, size):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_review(pilot)
+        await walk_to(pilot, "ui-sample/transaction-choice/main")
+        before = len(harness.reviews())
+        await pilot.press("3")  # "None": wrong
+        text = await wait_for_text(pilot, "Not quite")
+        await pilot.press("3", "1", "2", "4")  # reflexes: none of them grades
+        await pilot.pause()
+        assert key_of(screen) == "ui-sample/transaction-choice/main" and len(harness.reviews()) == before
+        text = screen_text(app)
+        for label in ("z Again", "x Hard", "c Good", "v Easy"):
+            assert label in text, label
+        assert "▸ z Again" in text  # the proposed grade, for Space
+        await pilot.press("x")
+        await wait_for(pilot, lambda: key_of(screen) != "ui-sample/transaction-choice/main", "the next card")
+    assert harness.reviews()[-1] == ("ui-sample/transaction-choice/main", 2, "cram")
+
+
+async def test_without_a_pick_the_number_keys_grade_and_the_bar_shows_them(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await walk_to(pilot, "ui-sample/transaction-choice/main")
+        await pilot.press("space")
+        text = await wait_for_text(pilot, "1 Again")
+        assert "z Again" not in text
+        await pilot.press("z")  # the pick keys do nothing without a pick
+        await pilot.pause()
+        assert key_of(screen) == "ui-sample/transaction-choice/main"
+        await pilot.press("4")
+        await wait_for(pilot, lambda: key_of(screen) != "ui-sample/transaction-choice/main", "the next card")
+    assert harness.reviews()[-1] == ("ui-sample/transaction-choice/main", 4, "cram")
 
 
 async def test_typed_answer_is_checked_leniently_and_proposes_a_grade(harness):
@@ -227,7 +280,8 @@ async def test_typed_answer_is_checked_leniently_and_proposes_a_grade(harness):
         await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
         await pilot.press(*"  THREE  ", "enter")  # case and spacing do not matter; "three" is accepted
         text = await wait_for_text(pilot, "✓ Right")
-        assert "Expected:   Three layers" in text
+        assert "Expected:   three  (also accepted; the card's answer: Three layers)" in text
+        assert "Difference:" not in text  # the spaces around it are no difference
         assert screen.proposed == 3
         await pilot.press("enter")
         await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
@@ -242,6 +296,31 @@ async def test_typed_answer_is_checked_leniently_and_proposes_a_grade(harness):
     assert [r[1] for r in harness.reviews()] == [3, 2]
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_typed_difference_is_against_the_expected_line_by_letter_ignoring_case(harness, size):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press(*"THRE layers", "enter")
+        text = await wait_for_text(pilot, "✓ Right")
+        assert "Expected:   Three layers" in text and "(accepted with 1 typo)" in text
+        # One letter missing is one letter inserted; the capitals are no difference.
+        assert screen.check.diff == [("equal", "THRE"), ("insert", "e"), ("equal", " layers")]
+        assert "Difference: THREe layers" in text
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/layer-count/main", "the first card again")
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press("3", "enter")  # an accepted alternative: shown as what was expected
+        text = await wait_for_text(pilot, "✓ Right")
+        assert "Expected:   3  (also accepted; the card's answer: Three layers)" in text
+        assert "Difference:" not in text
+
+
 async def test_escape_while_typing_closes_the_box_not_the_session(harness):
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
@@ -251,6 +330,55 @@ async def test_escape_while_typing_closes_the_box_not_the_session(harness):
         await pilot.press("q", "escape")  # q is typed into the box, escape closes it
         await wait_for(pilot, lambda: not screen.query_one("#review-typed").display, "the box closed")
         assert app.screen is screen and not screen.revealed
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_while_typing_the_footer_offers_closing_the_box_and_the_old_hint_goes(harness, size):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_review(pilot)
+        text = await wait_for_text(pilot, "Space: show the answer")
+        assert "q End" in text and "i: type the answer" in text
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        text = await wait_for_text(pilot, "esc Close box")
+        assert "End" not in text
+        assert "Space: show the answer" not in text and "i: type the answer" not in text
+        await pilot.press("escape")
+        text = await wait_for_text(pilot, "q End")
+        assert "Space: show the answer" in text and "Close box" not in text
+
+
+async def test_enter_on_an_empty_answer_box_is_not_a_miss(harness):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.press("i")
+        await wait_for(pilot, lambda: screen.query_one("#review-typed").has_focus, "the answer box")
+        await pilot.press("space", "space", "enter")
+        text = await wait_for_text(pilot, "Type an answer first")
+        assert not screen.revealed and screen.check is None and "Not quite" not in text
+        assert screen.query_one("#review-typed").has_focus  # still typing
+        await pilot.press(*"three", "enter")
+        await wait_for_text(pilot, "✓ Right")
+        assert "Type an answer first" not in screen_text(app)
+    assert harness.reviews() == []
+
+
+async def test_i_type_is_offered_only_on_cards_that_can_be_typed(harness):
+    app = harness.app("study", ["ui-sample"], cram=True)
+    async with app.run_test(size=(120, 35)) as pilot:
+        screen = await open_review(pilot)
+        assert "i Type" in await wait_for_text(pilot, "i Type")  # a basic card
+        await walk_to(pilot, "ui-sample/transaction-choice/main")
+        await wait_for(pilot, lambda: "i Type" not in screen_text(app), "i Type gone on a choice card")
+        await pilot.press("i")
+        await pilot.pause()
+        assert not screen.query_one("#review-typed").display
+        await walk_to(pilot, "ui-sample/layers-truefalse/main")
+        assert "i Type" not in screen_text(app)
+        await walk_to(pilot, "ui-sample/chinese-text/main")
+        await wait_for_text(pilot, "i Type")
 
 
 async def test_session_summary_after_leaving(harness):

@@ -6,12 +6,17 @@ look, and look at the report before committing the new SVGs in __snapshots__/.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.review import ReviewScreen
 
 from tui_helpers import SIZE, screen_text, wait_for, walk_to
 
 from test_tui_browse_stats_settings import answer
+
+
+FIXED_CONFIG = Path("/home/learner/.local/share/studyapp/config.toml")
 
 
 async def _ready(pilot) -> None:
@@ -166,7 +171,7 @@ def test_quiz_score(snap_compare, harness):
 
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, QuizScreen) and pilot.app.screen.session, "quiz")
         screen = pilot.app.screen
-        for key in ("t", "enter"):
+        for key in ("1", "enter"):
             await pilot.press(key)
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, ScoreScreen), "the score")
         await _ready(pilot)
@@ -221,7 +226,10 @@ def test_help_on_review(snap_compare, harness):
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, HelpModal), "the help")
         await _ready(pilot)
 
-    assert snap_compare(harness.app("study", ["ui-sample"]), terminal_size=SIZE, run_before=run_before)
+    app = harness.app("study", ["ui-sample"])
+    # The help names the config file of the home folder: a fixed one, not the test's temporary folder.
+    app.config.path = FIXED_CONFIG
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_source_viewer(snap_compare, harness):

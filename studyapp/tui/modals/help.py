@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from .. import keymap
 from ..screens.base import AppModal
+from ..widgets.cards import render
 
 
 def screen_keys(screen: Screen) -> list[tuple[str, str, str]]:
@@ -32,6 +33,9 @@ def screen_keys(screen: Screen) -> list[tuple[str, str, str]]:
     return rows
 
 
+REPOSITORY_DOCS = "docs/app.md in the studyapp source repository"
+
+
 class HelpModal(AppModal):
     BINDINGS = keymap.bindings("help")
 
@@ -39,17 +43,39 @@ class HelpModal(AppModal):
         super().__init__()
         self.rows = screen_keys(screen)
         self.screen_name = getattr(screen, "HELP_TITLE", type(screen).__name__.removesuffix("Screen"))
+        self._drawn_width: int | None = None
 
     def compose(self) -> ComposeResult:
-        width = max((len(keys) for _, keys, _ in self.rows), default=4) + 2
-        lines = [Content.assemble((keys.ljust(width), "bold $accent"), description)
-                 for _, keys, description in self.rows]
         with Vertical(classes="dialog -tall"):
             yield Static(f"Keys: {self.screen_name}", classes="dialog-title", markup=False)
             with VerticalScroll(id="help-table"):
-                yield Static(Content("\n").join(lines), markup=False)
-            yield Static("Remap keys by binding id in config.toml [keys] (docs/app.md) · Ctrl+P: commands · "
-                         "Escape closes", classes="dialog-hint", markup=False)
+                yield Static(self.table(None), id="help-rows", markup=False)
+            yield Static(self.essentials(), id="help-essentials", classes="dialog-hint", markup=False)
+
+    def table(self, width: int | None) -> Content:
+        """One line per key: the keys, what they do, and the binding id to remap them by.
+
+        Descriptions wrap under themselves, not under the keys (``width`` cells; None: unwrapped)."""
+        key_width = max((len(keys) for _, keys, _ in self.rows), default=4) + 2
+        lines = [render.hanging(Content.assemble((keys.ljust(key_width), "bold $accent"), description,
+                                                 (f"  {binding_id}", "dim")), key_width, width)
+                 for binding_id, keys, description in self.rows]
+        return Content("\n").join(lines)
+
+    def essentials(self) -> Content:
+        """What a learner needs to remap keys, here rather than in docs that pip does not install."""
+        path = str(self.app.config.path)
+        return Content.assemble(
+            ("Remap keys", "bold"), " by id in ", (path, "bold"), ": ",
+            ("[keys] \"review.undo\" = \"z,u\"", "$accent"), "\n",
+            "Ctrl+P: commands · Escape closes · more in ", REPOSITORY_DOCS)
+
+    def on_resize(self) -> None:
+        rows = self.query_one("#help-rows", Static)
+        width = rows.content_region.width or None
+        if width and width != self._drawn_width:
+            self._drawn_width = width
+            rows.update(self.table(width))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -9,11 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ...core.problems import StudyappError
 from .. import browse_query, keymap
 from ..widgets.cards import render
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 QUESTION_CELLS = 30
@@ -56,7 +57,7 @@ class BrowseScreen(AppScreen):
                 yield Static(id="browse-card", markup=False)
                 yield Static(id="browse-history", markup=False)
         yield Static("Loading…", id="browse-status", classes="status", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#browse-table", DataTable)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ...core.problems import StudyappError
 from .. import keymap
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 BAR_WIDTH = 12
@@ -40,7 +41,7 @@ class HomeScreen(AppScreen):
         table: DataTable = DataTable(id="deck-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("Loading decks…", id="home-status", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#deck-table", DataTable)

@@ -1,16 +1,18 @@
-"""A practice quiz: choice (number keys), true/false (t / f) and typed answers; never touches the schedule."""
+"""A practice quiz: choice (number keys), true/false (1 True, 2 False, as in review) and typed answers;
+never touches the schedule."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...core.problems import StudyappError
 from ...core.quiz import QuizSession, build_quiz
 from .. import keymap
 from ..widgets.quiz.question_view import QuestionView
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 
@@ -32,7 +34,7 @@ class QuizScreen(AppScreen):
         yield Static("Loading the decks…", id="quiz-title", markup=False)
         yield QuestionView(id="quiz-view")
         yield Input(placeholder="Type your answer, then Enter", id="quiz-input")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one("#quiz-input", Input).display = False

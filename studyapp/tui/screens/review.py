@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...core.matching import GOOD, AGAIN, MatchResult, check_typed
 from ...core.models import Card, Item
@@ -17,9 +17,11 @@ from ..timefmt import when
 from ..widgets.cards import render
 from ..widgets.review.card_view import CardView, Face
 from ..widgets.review.grade_bar import GradeBar
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 TYPABLE = ("basic", "reverse", "cloze")
+GRADE_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 
 
 def typed_check(given: str, item: Item) -> MatchResult:
@@ -60,7 +62,7 @@ class ReviewScreen(AppScreen):
         yield Input(placeholder="Type the answer, then Enter (Escape: back)", id="review-typed")
         yield Static("", id="reveal-hint", markup=False)
         yield GradeBar(id="grade-bar", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one("#card-view").display = False
@@ -153,15 +155,26 @@ class ReviewScreen(AppScreen):
         if not self.revealed:
             card = shown.item.card
             extra = ""
-            if render.options(card):
+            if card.type == "truefalse":
+                extra = f"  ·  or {self._key('review.grade-again')} True, {self._key('review.grade-hard')} False"
+            elif render.options(card):
                 extra = "  ·  or pick an option by its number"
             elif card.type in TYPABLE:
-                extra = "  ·  i: type the answer"
+                extra = f"  ·  {self._key('review.type-answer')}: type the answer"
             hint.update(f"Space: show the answer{extra}")
         else:
             labels = {rating: preview.label for rating, preview in shown.previews.items()}
-            bar.show(labels, self.proposed, would_be=self.cram)
+            prefix = "review.pick-" if self.chosen is not None else "review.grade-"
+            keys = {rating: self._key(prefix + name) for rating, name in GRADE_NAMES.items()}
+            bar.show(labels, self.proposed, would_be=self.cram, keys=keys)
         self.sync_bindings()
+
+    def _key(self, binding_id: str) -> str:
+        """The first key of a binding as the learner has mapped it, as the footer shows keys."""
+        from textual.binding import Binding
+
+        keys = self.app._keymap.get(binding_id) or keymap.BY_ID[binding_id].keys
+        return self.app.get_key_display(Binding(keys.split(",")[0].strip(), ""))
 
     # ------------------------------------------------------------ keys
 
@@ -171,8 +184,15 @@ class ReviewScreen(AppScreen):
         on screen are ignored by their action instead."""
         if not super().check_action(action, parameters):
             return False
+        typing = self._typing()
         if action == "leave":
-            return True
+            return not typing  # Escape closes the answer box first; the footer says so
+        if action == "close_typing":
+            return typing
+        if action == "type_answer":
+            # Only where typing works, so the footer never offers what a card refuses.
+            card = self._card()
+            return card is not None and card.type in TYPABLE and not self.revealed and not typing
         if action == "undo":
             return self.session is not None
         if action == "bury":
@@ -197,10 +217,16 @@ class ReviewScreen(AppScreen):
     def action_grade(self, rating: int) -> None:
         if self._typing():
             return
-        if self.revealed:
-            self._answer(int(rating))
-        else:
+        if not self.revealed:
             self.action_choose(int(rating))
+        elif self.chosen is None:
+            self._answer(int(rating))
+        # After a pick the number keys were the options': the grade bar shows its own keys.
+
+    def action_bar_grade(self, rating: int) -> None:
+        """The grade keys after an option was picked (z x c v unless remapped)."""
+        if self.revealed and not self._typing() and self.chosen is not None:
+            self._answer(int(rating))
 
     def action_choose(self, number: int) -> None:
         assert self.shown is not None and self.shown.item is not None
@@ -223,12 +249,20 @@ class ReviewScreen(AppScreen):
         typed = self.query_one("#review-typed", Input)
         typed.value = ""
         typed.display = True
+        # The hint below was about the closed box; the box's placeholder says what to do now.
+        self.query_one("#reveal-hint").display = False
         typed.focus()
         self.sync_bindings()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         if self.shown is None or self.shown.item is None or self.revealed:
+            return
+        if not event.value.strip():
+            # An empty box is a slip of the Enter key, not a wrong answer.
+            hint = self.query_one("#reveal-hint", Static)
+            hint.update("Type an answer first, then Enter  ·  Escape closes the box")
+            hint.display = True
             return
         self.typed = event.value
         self.check = typed_check(event.value, self.shown.item)
@@ -240,6 +274,10 @@ class ReviewScreen(AppScreen):
         typed = self.query_one("#review-typed", Input)
         typed.display = False
         self.query_one(CardView).focus()
+
+    def action_close_typing(self) -> None:
+        self._close_typing()
+        self._draw()
 
     def _reveal(self) -> None:
         self.revealed = True
@@ -353,10 +391,8 @@ class ReviewScreen(AppScreen):
         self._draw()
 
     def action_leave(self) -> None:
-        typed = self.query_one("#review-typed", Input)
-        if typed.display:
-            self._close_typing()
-            self.sync_bindings()
+        if self._typing():
+            self.action_close_typing()
             return
         if self.session is not None and self.session.summary().reviewed:
             self._finish()

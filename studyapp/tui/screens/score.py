@@ -5,12 +5,21 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...core.quiz import QuizSession
 from .. import keymap
 from ..widgets.cards import render
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
+
+
+def rounded_percent(part: int, whole: int) -> int:
+    """``part / whole`` as a whole percentage, halves rounded up (2 of 7 is 29%, 1 of 8 is 13%).
+
+    Integer arithmetic: no float lands a hair below a half, and no banker's rounding.
+    """
+    return (200 * part + whole) // (2 * whole)
 
 
 class ScoreScreen(AppScreen):
@@ -26,7 +35,7 @@ class ScoreScreen(AppScreen):
     def compose(self) -> ComposeResult:
         right, answered = self.session.score()
         total = len(self.session.questions)
-        share = f" ({right * 100 // answered}%)" if answered else ""
+        share = f" ({rounded_percent(right, answered)}%)" if answered else ""
         unanswered = f"; {total - answered} not answered" if answered < total else ""
         if self.exam is not None and not self.session.finished:
             yield Static(f"Exam left unfinished ({answered} of {total} answered): not recorded", id="score-title",
@@ -56,7 +65,7 @@ class ScoreScreen(AppScreen):
                     lines.append(Content.assemble("   ", render.plain(miss.feedback, render.MUTED)))
                 lines.append(render.plain(f"   {question.deck_id} / {question.card.id}", render.MUTED))
                 yield Static(Content("\n").join(lines), classes="miss", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         # Only a finished exam counts: a partial one would score only the questions answered.

@@ -2,19 +2,26 @@
 
 Scheduling settings are stored with the learner's progress (the store); the theme is the
 app's own, in ``<home>/config.toml``.
+
+Enter in a field and Ctrl+S save every valid value and stay; Escape saves every valid value
+and leaves. A value that is not valid is never saved: Enter and Ctrl+S name it under the
+form, Escape drops it (the stored value stays) and says so. Escape always leaves, so a
+mistyped field can never keep the learner on this screen.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
 from ...core.problems import StudyappError
 from .. import keymap
 from ..config import save_theme
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 FIELDS = (
@@ -24,6 +31,26 @@ FIELDS = (
     ("reviews_per_day", "Reviews per day", "across all decks", int),
     ("rollover_hour", "Day starts at hour", "0 to 23, local time (Anki: 4)", int),
 )
+
+
+class NumberField(Input):
+    """An Input for a number that leaves every other printable key to the screen's bindings.
+
+    A plain Input swallows every printable key, so ``?`` replaced the selected value instead of
+    opening the help. Characters that can be part of a number are typed; the rest (``?``, ``q``)
+    reach the bindings as on any other screen.
+    """
+
+    NUMBER_CHARACTERS = frozenset("0123456789.,-+eE")
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character is not None and character in self.NUMBER_CHARACTERS
+
+    def _on_key(self, event: events.Key) -> None:
+        if event.is_printable and event.character not in self.NUMBER_CHARACTERS:
+            # Skips Input's own handler (Textual runs every class's in turn) without stopping
+            # the event: it bubbles to the app, which runs the bindings.
+            event.prevent_default()
 
 
 class SettingsScreen(AppScreen):
@@ -41,7 +68,7 @@ class SettingsScreen(AppScreen):
             for name, label, hint, _ in FIELDS:
                 with Horizontal(classes="setting"):
                     yield Label(label)
-                    yield Input(id=f"setting-{name}", disabled=True)
+                    yield NumberField(id=f"setting-{name}", disabled=True)
                     yield Static(hint, classes="hint", markup=False)
             with Horizontal(classes="setting"):
                 yield Label("Theme")
@@ -50,7 +77,7 @@ class SettingsScreen(AppScreen):
                              id="setting-theme")
                 yield Static("saved in config.toml", classes="hint", markup=False)
         yield Static("", id="settings-error", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.run_worker(self._load, thread=True, name="settings-load", exit_on_error=False)
@@ -75,33 +102,49 @@ class SettingsScreen(AppScreen):
     def _error(self, message: str) -> None:
         self.query_one("#settings-error", Static).update(message)
 
-    def _read(self):
-        """The settings as the form shows them, validated; raises StudyappError naming the bad field."""
-        changes = {}
+    def _read(self) -> tuple[dict, list[str]]:
+        """The form's valid values that differ from the stored ones, and a message per invalid value.
+
+        Each field is checked on its own against the stored settings, so one bad field never
+        blocks the others from being saved.
+        """
+        changes: dict = {}
+        problems: list[str] = []
         for name, label, _, parse in FIELDS:
             text = self.query_one(f"#setting-{name}", Input).value.strip()
+            stored = getattr(self.current, name)
             try:
-                changes[name] = parse(text)
+                value = parse(text)
             except ValueError:
                 kind = "a number such as 0.9" if parse is float else "a whole number"
-                raise StudyappError(f"{label}: {text!r} is not {kind}") from None
-        return dataclasses.replace(self.current, **changes)
+                problems.append(f"{label}: {text!r} is not {kind}; it stays {stored}")
+                continue
+            if value == stored:
+                continue
+            try:
+                dataclasses.replace(self.current, **{name: value})
+            except StudyappError as error:
+                problems.append(f"{label}: {error.message}; it stays {stored}")
+                continue
+            changes[name] = value
+        return changes, problems
 
-    def save(self) -> bool:
-        """Store the form if it changed; True when nothing is left unsaved."""
+    def save(self) -> list[str]:
+        """Store every valid value that changed; returns a message per value that was not saved."""
         if not self.loaded:
-            return True
-        try:
-            settings = self._read()
-            if settings != self.current:
+            return []
+        changes, problems = self._read()
+        if changes:
+            settings = dataclasses.replace(self.current, **changes)
+            try:
                 self.app.services.save_settings(settings)
+            except StudyappError as error:
+                problems.insert(0, f"Nothing was saved: {error.message}")
+            else:
                 self.current = settings
                 self.notify("Settings saved; they apply from now on.", timeout=3)
-        except StudyappError as error:
-            self._error(error.message)
-            return False
-        self._error("")
-        return True
+        self._error("\n".join(problems))
+        return problems
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -119,5 +162,8 @@ class SettingsScreen(AppScreen):
         self.save()
 
     def action_leave(self) -> None:
-        if self.save():
-            self.app.pop_screen()
+        problems = self.save()
+        if problems:
+            # Shown over the screen underneath: this one is about to go.
+            self.notify("\n".join(problems), title="Not saved", severity="warning", markup=False, timeout=8)
+        self.app.pop_screen()

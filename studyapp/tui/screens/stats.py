@@ -7,12 +7,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ...core.problems import StudyappError
 from .. import keymap
 from ..widgets.cards import render
 from ..widgets.stats.bar_chart import BarChart
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 from .home import progress_bar
 
@@ -36,7 +37,7 @@ class StatsScreen(AppScreen):
             yield DataTable(id="stats-decks", cursor_type="row", show_cursor=False)
             yield Static("Leeches", classes="heading", markup=False)
             yield Static(id="stats-leeches", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#stats-decks", DataTable)

@@ -7,11 +7,12 @@ from datetime import tzinfo
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...core.session import SessionSummary
 from .. import keymap
 from ..timefmt import duration, when
+from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 
@@ -52,7 +53,7 @@ class SummaryScreen(AppScreen):
         with VerticalScroll(id="summary-body"):
             yield Static(body, id="summary-figures", markup=False)
             yield Static("Enter: back to the decks   q: quit", classes="muted", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def action_home(self) -> None:
         self.app.go_home()

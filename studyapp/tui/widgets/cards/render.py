@@ -107,3 +107,37 @@ def cloze_answer(card: Card, variant: str) -> str:
     """The text hidden by this cloze variant (all its deletions, if the number is used twice)."""
     number = int(variant[1:]) if variant.startswith("c") and variant[1:].isdigit() else 1
     return ", ".join(m.group(2) for m in CLOZE_RE.finditer(card.text) if int(m.group(1)) == number)
+
+
+
+def hanging(content: Content, indent: int, width: int | None) -> Content:
+    """``content`` wrapped to ``width`` cells, every line after the first indented by ``indent``.
+
+    A widget wraps to its own left edge; a feedback line under an option, or a description
+    beside its key, should wrap under its own start instead. Without a usable width (not laid
+    out yet) the content is returned as it is, for the widget to wrap.
+    """
+    if width is None or width <= indent + 8 or content.cell_length <= width:
+        return content
+    first = content.wrap(width)[0]
+    # The first line is a prefix of the text (wrapping only drops the spaces at a break).
+    taken = len(first.plain.rstrip())
+    rest = content[taken:]
+    rest = rest[len(rest.plain) - len(rest.plain.lstrip()):]
+    pad = " " * indent
+    lines = [first.rstrip()] + [Content.assemble(pad, line.rstrip()) for line in rest.wrap(width - indent)]
+    return Content("\n").join(lines)
+
+
+def expected_line(check) -> Content:
+    """"Expected:" with the answer the difference is computed against; an accepted alternative
+    says so and names the card's own answer, so the two lines never disagree."""
+    line = Content.assemble(("Expected:   ", "bold"), plain(check.shown_expected))
+    if check.shown_expected != check.expected:
+        line = Content.assemble(line, plain(f"  (also accepted; the card's answer: {check.expected})", MUTED))
+    return line
+
+
+def has_difference(ops: list[tuple[str, str]]) -> bool:
+    """Whether a diff is worth a line: spaces typed around an answer are no difference to show."""
+    return any(op != "equal" and text.strip() for op, text in ops)

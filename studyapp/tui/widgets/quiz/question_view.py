@@ -40,8 +40,8 @@ class QuestionView(VerticalScroll):
         if question.kind == "typed" and answer.match is not None:
             match = answer.match
             lines.append(Content.assemble(("You typed:  ", "bold"), render.plain(answer.given or "(nothing)")))
-            lines.append(Content.assemble(("Expected:   ", "bold"), render.plain(match.expected)))
-            if not answer.correct or answer.given.strip() != match.expected:
+            lines.append(render.expected_line(match))
+            if render.has_difference(match.diff):
                 lines.append(Content.assemble(("Difference: ", "bold"), render.diff(match.diff)))
             if match.reason:
                 lines.append(render.plain(f"({match.reason})", render.MUTED))
@@ -70,7 +70,10 @@ class QuestionView(VerticalScroll):
             lines = [render.option_line(i, text, revealed=answer is not None, correct=i == correct, chosen=i == chosen)
                      for i, text in enumerate(question.options)]
         elif question.kind == "truefalse":
-            lines = [Content.assemble(("t", "bold"), "  True      ", ("f", "bold"), "  False")]
+            # The same keys as a true/false card in review: 1 True, 2 False.
+            lines = [render.option_line(i, text, revealed=answer is not None, correct=(i == 0) == bool(question.card.answer),
+                                        chosen=answer is not None and answer.given == text)
+                     for i, text in enumerate(("True", "False"))]
         else:
             lines = []
         box.mount_all(Static(line, classes="option", markup=False) for line in lines)

@@ -66,8 +66,8 @@ def back(face: Face) -> Content:
         verdict = render.plain("✓ Right" if check.correct else "✗ Not quite", render.RIGHT if check.correct else render.WRONG)
         lines = [Content.assemble(verdict, render.plain(f"  ({check.reason})" if check.reason else "", render.MUTED)),
                  Content.assemble(("You typed:  ", "bold"), render.plain(face.typed or "(nothing)")),
-                 Content.assemble(("Expected:   ", "bold"), render.plain(check.expected))]
-        if check.diff and any(op != "equal" for op, _ in check.diff):
+                 render.expected_line(check)]
+        if render.has_difference(check.diff):
             lines.append(Content.assemble(("Difference: ", "bold"), render.diff(check.diff)))
         blocks.append(Content("\n").join(lines))
     elif face.chosen is not None:

@@ -21,15 +21,19 @@ class GradeBar(Static):
 
     _shown: tuple | None = None
 
-    def show(self, labels: Mapping[int, str], proposed: int | None, *, would_be: bool = False) -> None:
-        """``labels``: the interval text of each grade; ``proposed``: the grade Space/Enter will give."""
-        self._shown = (dict(labels), proposed, would_be)
+    def show(self, labels: Mapping[int, str], proposed: int | None, *, would_be: bool = False,
+             keys: Mapping[int, str] | None = None) -> None:
+        """``labels``: the interval text of each grade; ``proposed``: the grade Space/Enter will give;
+        ``keys``: the key that gives each grade now (1 to 4 unless remapped or after a pick)."""
+        keys = dict(keys or {rating: str(rating) for rating in NAMES})
+        self._shown = (dict(labels), proposed, would_be, keys)
         width = max(4 * 12, self.content_size.width or self.size.width or 96)
         cell = width // 4
         parts = []
         for rating, name in NAMES.items():
             when = labels.get(rating, "")
-            label = f"{rating} {name} · {'~' if would_be else ''}{when}" if when else f"{rating} {name}"
+            key = keys.get(rating, str(rating))
+            label = f"{key} {name} · {'~' if would_be else ''}{when}" if when else f"{key} {name}"
             style = f"bold $text on {COLOURS[rating]}"
             if rating == proposed:
                 # The grade Space/Enter gives after a checked answer is marked, not only coloured.
@@ -40,5 +44,5 @@ class GradeBar(Static):
 
     def on_resize(self) -> None:
         if self._shown is not None:
-            labels, proposed, would_be = self._shown
-            self.show(labels, proposed, would_be=would_be)
+            labels, proposed, would_be, keys = self._shown
+            self.show(labels, proposed, would_be=would_be, keys=keys)
