@@ -6,6 +6,7 @@ condition holds, and the clock only moves when a test moves it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,14 +65,20 @@ class Harness:
 
 
 async def wait_for(pilot, condition: Callable[[], bool], what: str, turns: int = 400) -> None:
-    """Let the app run until ``condition()`` holds; fail naming ``what`` if it never does."""
-    for _ in range(turns):
+    """Let the app run until ``condition()`` holds; fail naming ``what`` if it never does.
+
+    At least ``turns`` turns of the event loop, and on a busy machine (thread workers waiting for
+    a core) as many more as fit in a minute: a bound on how long to wait, never a time asserted."""
+    deadline = time.monotonic() + 60
+    turn = 0
+    while turn < turns or time.monotonic() < deadline:
         try:
             if condition():
                 return
         except Exception:  # the widget it looks at may not be mounted yet
             pass
-        await pilot.pause()
+        await pilot.pause(0.01 if turn >= turns else None)
+        turn += 1
     raise AssertionError(f"timed out waiting for: {what}")
 
 
