@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
+from .choices import ShownChoices, shown_choices
 from .clock import Clock, MINUTE_MS
 from .models import Deck, Item
 from .problems import StudyappError
@@ -71,6 +72,14 @@ class ShownItem:
     @property
     def cram(self) -> bool:
         return self.queue == CRAM_QUEUE
+
+    @property
+    def choices(self) -> ShownChoices:
+        """The options as shown (a choice card's shuffled by its review count: stable across
+        undo and restart), and where the right one is."""
+        if self.item is None:
+            return ShownChoices((), None)
+        return shown_choices(self.item.card, self.key, self.state.reps)
 
 
 @dataclass(frozen=True)
