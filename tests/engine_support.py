@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from studyapp.core.clock import FakeClock
 from studyapp.core.models import Card, Deck
+from studyapp.core.presets import DEFAULT_PRESET, Preset, Presets
 from studyapp.core.scheduler import Settings
 from studyapp.core.settings import Location
 from studyapp.store import open_store
@@ -16,6 +17,8 @@ ZONE = "Europe/Berlin"
 # Monday 2 March 2026, 10:00 in Berlin: well away from the 04:00 rollover.
 T0 = int(datetime(2026, 3, 2, 10, 0, tzinfo=ZoneInfo(ZONE)).timestamp() * 1000)
 SETTINGS = Settings(timezone=ZONE)
+# New items in bank order (Anki's "deck" gather order, kept as gathered), for tests about other things.
+BANK_ORDER = Presets({DEFAULT_PRESET: Preset(new_gather_order="deck", new_sort_order="gathered")}, {})
 
 
 def card(card_id: str, kind: str = "basic", *, revision: int = 1, front: str | None = None, clozes: int = 2) -> Card:

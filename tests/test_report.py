@@ -44,21 +44,24 @@ ITEMS = [
 ]
 
 
-def answer(key, rating, day, minute=0, kind="review", duration=10_000):
+def answer(key, rating, day, minute=0, kind="review", duration=10_000, last=0):
     deck_id, card_id, _ = key.split("/")
-    return Answer(key, deck_id, card_id, kind, rating, T0 + day * DAY_MS + minute * 60_000, duration)
+    return Answer(key, deck_id, card_id, kind, rating, T0 + day * DAY_MS + minute * 60_000, duration, last)
 
 
+# ``last``: the interval before the answer (days > 0, step seconds < 0); True Retention counts
+# only answers with a day or more: a/main on day 2 (young, passed), b/backward on day 2
+# (mature, failed), d/main's day-long step on day 4 (young, passed), and the cram Again never.
 ANSWERS = [
-    answer("alpha/a/main", 3, 0), answer("alpha/b/forward", 1, 0, 1), answer("alpha/b/forward", 3, 0, 12),
-    answer("alpha/a/main", 4, 2), answer("alpha/b/backward", 1, 2, 1), answer("alpha/c/c1", 3, 3),
-    answer("alpha/a/main", 1, 3, 5, kind="cram", duration=5_000),
-    answer("beta/d/main", 1, 4), answer("beta/d/main", 1, 4, 1), answer("beta/d/main", 2, 4, 2),
+    answer("alpha/a/main", 3, 0), answer("alpha/b/forward", 1, 0, 1), answer("alpha/b/forward", 3, 0, 12, last=-60),
+    answer("alpha/a/main", 4, 2, last=2), answer("alpha/b/backward", 1, 2, 1, last=25), answer("alpha/c/c1", 3, 3),
+    answer("alpha/a/main", 1, 3, 5, kind="cram", duration=5_000, last=30),
+    answer("beta/d/main", 1, 4), answer("beta/d/main", 1, 4, 1, last=-600), answer("beta/d/main", 2, 4, 2, last=-86400),
 ]
 NOW = T0 + 5 * DAY_MS  # day 5: answers on days 0, 2, 3, 4 -> streak 3 (days 2-4), today not studied yet
 
 CURRICULUM = Curriculum(path=None, title="Onboarding", tracks=[
-    Track("first", "First", ("alpha",), 0.4, days=10),
+    Track("first", "First", ("alpha",), 0.3, days=10),
     Track("second", "Second", ("beta",), 0.5, days=3, after=("first",)),
 ])
 
@@ -77,25 +80,33 @@ def test_mastery_rule():
 
 def test_deck_figures_by_hand(report):
     alpha, beta = report["decks"]
-    # alpha: 5 items, 2 mastered; 6 reviews (cram excluded), 2 Again -> retention 4/6; 7 answers timed
+    # alpha: 5 items, 2 mastered, but 3 facts (cards) of which only a is mastered in full:
+    # b's backward side and c are not; 6 reviews (cram excluded); True Retention 1 of 2
     assert (alpha["items"], alpha["mastered"], alpha["reviews"]) == (5, 2, 6)
-    assert alpha["mastery"] == pytest.approx(0.4)
-    assert alpha["retention"] == pytest.approx(4 / 6)
+    assert (alpha["facts"], alpha["mastered_facts"]) == (3, 1)
+    assert alpha["mastery"] == pytest.approx(1 / 3)
+    assert alpha["retention"] == pytest.approx(1 / 2)
+    assert (alpha["retention_young"], alpha["retention_mature"], alpha["retention_answers"]) == (1.0, 0.0, 2)
     assert alpha["time_ms"] == 6 * 10_000 + 5_000
     assert alpha["last_studied_ms"] == T0 + 3 * DAY_MS + 5 * 60_000
     # beta: 2 items, none mastered; 3 reviews, 2 Again
     assert (beta["items"], beta["mastered"], beta["reviews"]) == (2, 0, 3)
-    assert beta["retention"] == pytest.approx(1 / 3)
+    assert beta["retention"] == 1.0 and beta["retention_answers"] == 1  # the day-long step only
 
 
 def test_totals_streak_and_tracks(report):
     totals = report["totals"]
     assert (totals["items"], totals["mastered"], totals["reviews"]) == (7, 2, 9)
-    assert totals["retention"] == pytest.approx(5 / 9)
+    assert (totals["facts"], totals["mastered_facts"]) == (5, 1)
+    assert totals["retention"] == pytest.approx(2 / 3)
+    # Today is day 5: the week holds days -1 to 5 (all three counted answers), the day none.
+    spans = totals["retention_by_span"]
+    assert spans["week"]["retention"] == pytest.approx(2 / 3) and spans["day"]["retention"] is None
+    assert "True Retention" in report["retention_rule"] and "facts" in report["mastery_rule"]
     assert totals["streak_days"] == 3
     assert totals["started_ms"] == T0
     first, second = report["tracks"]
-    assert (first["status"], first["mastery"]) == ("done", pytest.approx(0.4))  # 40% reaches the 40% target
+    assert (first["status"], first["mastery"]) == ("done", pytest.approx(1 / 3))  # 1 of 3 facts reaches 30%
     # second: started on day 0, 3 days allowed -> deadline day 3; today is day 5 and 0% < 50%
     assert second["status"] == "behind"
     assert second["deadline"] == date_of(day_of(T0) + 3).isoformat()
@@ -121,7 +132,8 @@ def test_markdown_report(report):
     text = to_markdown(report)
     assert text.startswith("# Progress report: ana\n")
     assert "| Second | 1 | 0% | 50% | behind |" in text
-    assert "| alpha | 5 | 2 | 40% | 6 | 67% | 1 min |" in text
+    assert "| alpha | 5 | 3 | 1 | 33% | 6 | 50% | 1 min |" in text
+    assert "Mastery: 1 of 5 facts (20%; 7 items)" in text and "young 100%, mature 0%, of 3 answers" in text
     assert "15/20 (75%) | 80% | not passed |" in text
 
 
@@ -143,9 +155,10 @@ def test_merge_two_learners(tmp_path, report):
     summary = team_summary(result)
     assert [(l["profile"], l["status"], l["behind"]) for l in summary["learners"]] == [
         ("ana", "behind", ["second"]), ("bob", "on track", [])]
-    # beta: 3 + 3 reviews, 1 + 1 passed -> 33%; alpha: 4 + 4 of 6 + 6 -> 67%: beta is hardest
-    assert [d["id"] for d in summary["decks"]] == ["beta", "alpha"]
-    assert summary["decks"][0]["retention"] == pytest.approx(2 / 6)
+    # True Retention's own answers: alpha 1 + 1 passed of 2 + 2 -> 50%; beta 1 + 1 of 1 + 1 -> 100%
+    assert [d["id"] for d in summary["decks"]] == ["alpha", "beta"]
+    assert summary["decks"][0]["retention"] == pytest.approx(0.5)
+    assert summary["decks"][1]["retention"] == 1.0
     # alpha/b (ana only): 3 reviews, 2 again (67%); beta/d: 2 + 3 reviews, 1 + 2 again (60%);
     # alpha/a never missed and alpha/c reviewed once: not listed
     assert summary["cards"] == [

@@ -7,16 +7,18 @@ from dataclasses import replace
 import pytest
 
 from studyapp.core.clock import HOUR_MS, MINUTE_MS
+from studyapp.core.presets import DEFAULT_PRESET, Preset, Presets
 from studyapp.core.problems import StudyappError
 from studyapp.core.scheduler import AGAIN, EASY, GOOD, HARD, DeckLimits
 from studyapp.core.session import CRAM_QUEUE, LEARNING_QUEUE, NEW_QUEUE, REVIEW_QUEUE, ReviewSession
 
-from engine_support import SETTINGS, T0, card, deck, dump, store_at
+from engine_support import BANK_ORDER, SETTINGS, T0, card, deck, dump, store_at
 
 
-def session_for(tmp_path, decks, **settings):
+def session_for(tmp_path, decks, presets=None, **settings):
     store, clock = store_at(tmp_path)
-    return ReviewSession(store, decks, clock=clock, settings=replace(SETTINGS, **settings)), store, clock
+    return (ReviewSession(store, decks, clock=clock, settings=replace(SETTINGS, **settings), presets=presets),
+            store, clock)
 
 
 def next_morning(session, clock, hour: int = 9):
@@ -42,12 +44,12 @@ def answer_all(session, clock, rating=GOOD, limit=500) -> list[str]:
 
 def test_new_items_come_in_bank_order(tmp_path):
     decks = [deck("b", [card("z1"), card("a2"), card("m3")]), deck("a", [card("q1")])]
-    session, _, _ = session_for(tmp_path, decks)
+    session, _, _ = session_for(tmp_path, decks, BANK_ORDER)
     assert [k for k, _ in session.upcoming()] == ["b/z1/main", "b/a2/main", "b/m3/main", "a/q1/main"]
     assert {q for _, q in session.upcoming()} == {NEW_QUEUE}
 
 
-def test_learning_due_now_first_then_reviews_then_new(tmp_path):
+def test_learning_due_now_first_then_reviews_mixed_with_new(tmp_path):
     session, store, clock = session_for(tmp_path, [deck("a", 12)], new_per_day=4)
     for _ in range(4):  # four items graduate on Easy and come back as reviews
         session.next()
@@ -61,13 +63,13 @@ def test_learning_due_now_first_then_reviews_then_new(tmp_path):
     clock.advance(minutes=11)
     queues = [q for _, q in fresh.upcoming()]
     assert queues[0] == LEARNING_QUEUE
-    assert queues[1:4] == [REVIEW_QUEUE] * 3
-    assert queues[4:] == [NEW_QUEUE] * 4
+    # Anki's default "mix with reviews": four new spread evenly through three reviews.
+    assert queues[1:] == [NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE]
     assert fresh.counts().review == 3 and fresh.counts().learning == 1 and fresh.counts().new == 4
 
 
 def test_learning_items_are_shown_early_only_when_nothing_else_is_left(tmp_path):
-    session, _, clock = session_for(tmp_path, [deck("a", 2)])
+    session, _, clock = session_for(tmp_path, [deck("a", 2)], BANK_ORDER)
     keys = [session.next().key]
     session.answer(GOOD)  # due in 10 minutes
     keys.append(session.next().key)
@@ -76,11 +78,12 @@ def test_learning_items_are_shown_early_only_when_nothing_else_is_left(tmp_path)
     clock.advance(minutes=1)
     early = session.next()
     assert early.key == "a/c000/main" and early.queue == LEARNING_QUEUE
+    assert early.ahead  # shown before its step is over: the screen says so
 
 
 def test_daily_new_limit_overall_and_per_deck(tmp_path):
     decks = [deck("a", 10), deck("b", 10)]
-    session, store, clock = session_for(tmp_path, decks, new_per_day=5,
+    session, store, clock = session_for(tmp_path, decks, BANK_ORDER, new_per_day=5,
                                         deck_limits={"a": DeckLimits(new_per_day=2)})
     introduced = [k for k in answer_all(session, clock, rating=EASY)]
     assert [k.split("/")[0] for k in introduced] == ["a", "a", "b", "b", "b"]
@@ -103,7 +106,7 @@ def test_daily_review_limit_overall_and_per_deck(tmp_path):
 
 def test_siblings_wait_for_the_next_day(tmp_path):
     decks = [deck("a", [card("r", "reverse"), card("z", "cloze", clozes=3), card("p")])]
-    session, store, clock = session_for(tmp_path, decks)
+    session, store, clock = session_for(tmp_path, decks, BANK_ORDER)
     upcoming = [k for k, _ in session.upcoming()]
     assert upcoming == ["a/r/forward", "a/z/c1", "a/p/main"]
     first_day = answer_all(session, clock, rating=EASY)

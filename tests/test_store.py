@@ -20,11 +20,11 @@ from studyapp.core.session import ReviewSession
 from studyapp.store import open_store, schema
 from studyapp.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
-from engine_support import SETTINGS, T0, card, deck, dump, location, store_at
+from engine_support import BANK_ORDER, SETTINGS, T0, card, deck, dump, location, store_at
 
 
 def _answer_some(store, clock, decks, ratings, settings=SETTINGS):
-    session = ReviewSession(store, decks, clock=clock, settings=settings)
+    session = ReviewSession(store, decks, clock=clock, settings=settings, presets=BANK_ORDER)
     for rating in ratings:
         shown = session.next()
         if shown is None:
@@ -363,11 +363,22 @@ def test_two_windows_answering_the_same_item_chain_their_answers(tmp_path):
 # ---------------------------------------------------------------- read-only figures for list and stats
 
 
+def _answered_keys(home) -> set[str]:
+    import sqlite3
+
+    conn = sqlite3.connect(home / "profiles" / "default.sqlite3")
+    try:
+        return {k for (k,) in conn.execute("SELECT DISTINCT i.key FROM review_log r JOIN items i ON i.id = r.item_id")}
+    finally:
+        conn.close()
+
+
 def test_list_counts_without_touching_a_missing_database(tmp_path):
     from studyapp.store.summary import deck_counts
 
-    decks = [deck("a", 4), deck("b", [card("r", "reverse")])]
-    assert deck_counts(decks, location(tmp_path)) == {"a": (4, 0, 0), "b": (2, 0, 0)}
+    decks = [deck("a", 4), deck("b", [card("r", "reverse")]), deck("c", 21)]
+    # (new within today's limit, learning, due): 20 new a day by default.
+    assert deck_counts(decks, location(tmp_path)) == {"a": (4, 0, 0), "b": (2, 0, 0), "c": (20, 0, 0)}
     assert not (tmp_path / "home").exists()
 
 
@@ -379,8 +390,9 @@ def test_list_counts_new_items_from_the_database(tmp_path):
     _answer_some(store, clock, decks, [GOOD, EASY, AGAIN])
     store.close()
     counts = deck_counts(decks, location(tmp_path))
-    # Good and Again leave a new item in learning; Easy graduates it to review.
-    assert counts["a"][:2] == (3, 2) and counts["b"] == (2, 0, 0)
+    # Read at the wall clock, months after the fake clock's answers: c000 (Good) and c002 (Again)
+    # are learning and due, c001 (Easy) is a review due; three new are left in a, two in b.
+    assert counts == {"a": (3, 2, 1), "b": (2, 0, 0)}
 
 
 def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):
@@ -402,11 +414,14 @@ def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):
     document = json.loads(capsys.readouterr().out)
     assert set(document) == {"reviews", "decks"}
     (row,) = document["decks"]
-    assert set(row) == {"id", "items", "new", "learning", "review", "due", "reviews", "retention"}
+    contract = {"id", "items", "new", "learning", "review", "due", "reviews", "retention"}
+    assert contract <= set(row) and set(row) - contract == {"retention_young", "retention_mature", "unseen"}
     assert row["id"] == target.id and row["items"] == len(target.items())
     assert document["reviews"] == row["reviews"] == 6
-    assert row["retention"] == pytest.approx(5 / 6)
-    assert row["new"] + row["learning"] + row["review"] == row["items"]
+    # True Retention: six answers, but all to new items or short learning steps: none counts.
+    assert row["retention"] is None and row["retention_young"] is None and row["retention_mature"] is None
+    studied = len({k for k in _answered_keys(home)})
+    assert row["unseen"] == row["items"] - studied
     assert main(["stats", "--home", str(home)]) == 0
     table = capsys.readouterr().out
-    assert target.id in table and "RETENTION" in table and "83%" in table
+    assert target.id in table and "RETENTION" in table

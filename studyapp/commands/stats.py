@@ -10,8 +10,11 @@ from ..store.summary import deck_figures
 def run_stats(context, args) -> int:
     decks = context.select_decks(args.deck_ids)
     figures = deck_figures(decks, context.location)
+    # new / learning / due: what can be studied today, as Anki counts them; retention: True Retention
+    # over the last 30 study days (core.retention), split young and mature; unseen: never studied.
     rows = [{"id": deck.id, **{k: figures[deck.id][k] for k in
-                               ("items", "new", "learning", "review", "due", "reviews", "retention")}}
+                               ("items", "new", "learning", "review", "due", "reviews", "retention",
+                                "retention_young", "retention_mature", "unseen")}}
             for deck in decks]
     total = sum(row["reviews"] for row in rows)
     if args.json:
@@ -26,10 +29,11 @@ def run_stats(context, args) -> int:
     for row in rows:
         print(f"{row['id']:<{width}}  {row['items']:>5}  {row['new']:>5}  {row['learning']:>5}  {row['review']:>6}  "
               f"{row['due']:>5}  {row['reviews']:>7}  {_percent(row['retention'])}")
-    passed = sum((row["retention"] or 0) * row["reviews"] for row in rows)
+    passed = sum(figures[row["id"]]["retention_passed"] for row in rows)
+    answers = sum(figures[row["id"]]["retention_answers"] for row in rows)
     print(f"{'total':<{width}}  {sum(r['items'] for r in rows):>5}  {sum(r['new'] for r in rows):>5}  "
           f"{sum(r['learning'] for r in rows):>5}  {sum(r['review'] for r in rows):>6}  "
-          f"{sum(r['due'] for r in rows):>5}  {total:>7}  {_percent(passed / total if total else None)}")
+          f"{sum(r['due'] for r in rows):>5}  {total:>7}  {_percent(passed / answers if answers else None)}")
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from .choices import shown_choices
 from .matching import MatchResult, check_typed
 from .models import Card, Deck
 
@@ -135,8 +136,7 @@ def build_quiz(decks: list[Deck], n: int = 10, mode: str = "mixed", seed: int | 
         kind = _KIND_OF_TYPE[card.type]
         options: tuple[str, ...] = ()
         if kind == "choice":
-            shuffled = list(card.choices)
-            rng.shuffle(shuffled)
-            options = tuple(shuffled)
+            # The same order function as review: the quiz's seed stands in for the review count.
+            options = shown_choices(card, f"{deck_id}/{card.id}", seed).options
         questions.append(QuizQuestion(deck_id, card, kind, options))
     return QuizSession(questions, seed)

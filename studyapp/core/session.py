@@ -27,9 +27,13 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
+from .choices import ShownChoices, shown_choices
 from .clock import Clock, MINUTE_MS
 from .models import Deck, Item
+from .presets import Preset, Presets
 from .problems import StudyappError
+from .queue import Built, CustomStudy, LimitReached, QueueBuilder, group_keys, rank
+from .retention import SPANS, TrueRetention, by_span, true_retention
 from .scheduler import AGAIN, RATINGS, REVIEW, ItemState, Preview, ReviewScheduler, Settings
 
 if TYPE_CHECKING:  # the store imports core, never the other way round at run time
@@ -67,10 +71,20 @@ class ShownItem:
     shown_ms: int
     counts: Counts
     flag_note: str | None = None
+    # A learning item shown before its step is over (Anki's learn-ahead): nothing else was left.
+    ahead: bool = False
 
     @property
     def cram(self) -> bool:
         return self.queue == CRAM_QUEUE
+
+    @property
+    def choices(self) -> ShownChoices:
+        """The options as shown (a choice card's shuffled by its review count: stable across
+        undo and restart), and where the right one is."""
+        if self.item is None:
+            return ShownChoices((), None)
+        return shown_choices(self.item.card, self.key, self.state.reps)
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,11 @@ class SessionSummary:
 
 @dataclass(frozen=True)
 class DeckProgress:
+    """One deck's figures. ``new``, ``learning`` and ``due`` are what can be studied now, as
+    Anki counts them (new within today's limits, due = reviews only); ``unseen`` is every
+    item never studied, ``review`` every item in the review state. ``retention`` is True
+    Retention over the last 30 study days (core.retention), as in the Stats header."""
+
     deck_id: str
     title: str
     items: int
@@ -98,6 +117,9 @@ class DeckProgress:
     due: int
     reviews: int
     retention: float | None
+    unseen: int = 0
+    learning_items: int = 0
+    true_retention: Mapping[str, TrueRetention] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -166,6 +188,10 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
+def _counts_of(built: Built) -> Counts:
+    return Counts(new=built.counts_new, learning=built.counts_learning, review=built.counts_review)
+
+
 def _due_order(row: ItemRow) -> tuple:
     return (row.state.due_ms, row.id)
 
@@ -179,8 +205,9 @@ class _Today:
     day_start: int
     version: tuple[int, int]
     done: dict[str, tuple[int, int]]  # deck -> (new introduced, reviews answered)
-    reviewed: dict[str, set[str]]  # sibling group -> keys reviewed today
+    reviewed: dict[str, dict[str, str]]  # sibling group -> {key answered today: its state before}
     review_due: dict[str, int]  # deck -> reviews due today (before limits)
+    extensions: dict[str, tuple[int, int]]  # deck (or "*") -> custom study's (extra new, extra reviews) today
     # Today's queues, read when first needed (visible items only: present, not suspended or buried).
     learning: _Rows | None = None  # every learning item, soonest due first
     reviews: _Rows | None = None  # reviews due today, most overdue first
@@ -202,11 +229,15 @@ class ReviewSession:
 
     def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
                  settings: Settings | None = None, cram: bool = False,
-                 deck_ids: Sequence[str] | None = None) -> None:
+                 deck_ids: Sequence[str] | None = None, presets: Presets | None = None,
+                 custom: CustomStudy | None = None) -> None:
         self.store = store
         self.clock = clock or store.clock
         self.settings = settings or store.load_settings()
         self.scheduler = ReviewScheduler(self.settings)
+        self.presets = presets or store.load_presets()
+        self.custom = custom
+        self._schedulers: dict[str, ReviewScheduler] = {}  # preset name -> its scheduler
         all_decks = list(decks)
         if deck_ids:
             known = {deck.id: deck for deck in all_decks}
@@ -217,14 +248,22 @@ class ReviewSession:
             all_decks = [known[d] for d in dict.fromkeys(deck_ids)]
         self.decks = all_decks
         self.deck_ids = [deck.id for deck in all_decks]
-        self.cram = cram
+        # Custom study's "forgotten cards" is a cram over them, as Anki's filtered deck without rescheduling.
+        self.cram = cram or (custom is not None and custom.kind == "forgotten")
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
+        self._groups = group_keys(all_decks)  # (deck id, card id) -> sibling group (related cards join)
         store.sync(all_decks)
+        self.seed = store.profile_seed()
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
         self._answers: list[tuple[int, int]] = []  # (rating, duration) per answer this session
         self.started_ms = self.clock.now_ms()
         self._cram_queue: list[int] = store.cram_items(self.deck_ids) if cram else []
+        if custom is not None and custom.kind == "forgotten":
+            days = self.scheduler.days
+            since = days.start_ms(days.day_of(self.started_ms) - custom.days + 1)
+            forgotten = store.forgotten_since(self.deck_ids, since)
+            self._cram_queue = sorted(forgotten, key=lambda i: rank(self.seed, str(i)))
         self._today_cache: _Today | None = None
 
     # ------------------------------------------------------------ the study loop
@@ -239,13 +278,12 @@ class ReviewSession:
         now = self.clock.now_ms()
         if self.cram:
             return self._next_cram(now)
-        days = self.scheduler.days
-        limits = self._limits_left(days.start_ms(days.day_of(now)))  # shared by the pick and the counts
-        picked = self._queue(1, now, limits)
+        built = self._build(now)
+        picked = built.order(1)
         if not picked:
             return None
-        row, queue = picked[0]
-        self._current = self._show(row, queue, now, self.counts(now, limits))
+        row, queue, ahead = picked[0]
+        self._current = self._show(row, queue, now, _counts_of(built), ahead=ahead)
         return self._current
 
     def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
@@ -256,16 +294,23 @@ class ReviewSession:
                                 code="usage")
         now = self.clock.now_ms()
 
+        deck_id = shown.key.split("/", 1)[0]
+        scheduler = self.scheduler_for(deck_id)
+
         def compute(row: ItemRow) -> Preview:
             if row.state == shown.state:
                 return shown.previews[rating]
             # Another window answered this item meanwhile: grade the state as it is now.
-            return self.scheduler.apply(row.state, row.key, rating, now)
+            return scheduler.apply(row.state, row.key, rating, now)
 
         cram_before = list(self._cram_queue) if self.cram else None
         log_id, before, applied = self.store.record_answer(
             shown.item_id, compute, kind="cram" if self.cram else "review", rating=rating, time_ms=now,
-            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=self.settings)
+            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings)
+        if (applied is not None and applied.after.leech and not before.state.leech
+                and self.preset_for(deck_id).leech_action == "suspend"):
+            # Anki's leech action "suspend"; an undo restores the status with the state.
+            self.store.set_status(shown.item_id, suspended=True)
         if self.cram:
             self._cram_queue.pop(0)
             if rating == AGAIN:
@@ -340,33 +385,84 @@ class ReviewSession:
 
     # ------------------------------------------------------------ what is left, what comes next
 
-    def counts(self, now_ms: int | None = None,
-               limits: tuple[dict[str, int], dict[str, int]] | None = None) -> Counts:
-        """Items left today within the limits (siblings are not subtracted, as in Anki)."""
+    def counts(self, now_ms: int | None = None) -> Counts:
+        """What is left today as Anki counts it: new and reviews within today's limits, siblings
+        that will be buried left out; learning = intraday learning due within the learn-ahead
+        limit plus interday learning due today."""
         if self.cram:
             return self._cram_counts()
-        now = self.clock.now_ms() if now_ms is None else now_ms
-        days = self.scheduler.days
-        today = days.day_of(now)
-        new_left, review_left = limits or self._limits_left(days.start_ms(today))
-        cached = self._today(days.start_ms(today))
-        soon = now + self._learn_ahead_ms()
-        learning = 0
-        for row in self._learning(cached):
-            if row.state.due_ms > soon:
-                break
-            learning += 1
-        # Capped per deck: counting stops at what today's limits would let through.
-        review = sum(min(n, review_left[d]) for d, n in cached.review_due.items())
-        new = sum(self._new(cached, d).at_least(new_left[d]) for d in self.deck_ids if new_left[d] > 0)
-        return Counts(new=min(new, new_left["*"]), learning=learning, review=min(review, review_left["*"]))
+        return _counts_of(self._build(self.clock.now_ms() if now_ms is None else now_ms))
 
     def upcoming(self, limit: int = 10_000) -> list[tuple[str, str]]:
         """Today's queue as (key, queue name), in the order ``next`` would give it."""
         if self.cram:
             rows = [self._row_by_id(i) for i in self._cram_queue[:limit]]
             return [(row.key, CRAM_QUEUE) for row in rows]
-        return [(row.key, queue) for row, queue in self._queue(limit, self.clock.now_ms())]
+        return [(row.key, queue) for row, queue, _ in self._build(self.clock.now_ms()).order(limit)]
+
+    def limits_reached(self) -> list[LimitReached]:
+        """The daily limits that hold items back right now (empty when none does): what the
+        screen names when a session runs out, with custom study to go past them."""
+        if self.cram or self.custom is not None:
+            return []
+        now = self.clock.now_ms()
+        days = self.scheduler.days
+        today = days.day_of(now)
+        new_left, review_left = self._limits_left(days.start_ms(today))
+        out = []
+        for kind, left, queue, end in (("new", new_left, 0, None), ("review", review_left, 2, days.end_ms(today))):
+            waiting = {d: self.store.count_capped(d, queue, end, today, 1_000_000) for d in self.deck_ids}
+            held = {d: n for d, n in waiting.items() if n and left[d] <= 0}
+            if not held:
+                continue
+            overall = left["*"] <= 0 and any(self._deck_left(kind, d, today) > 0 for d in held)
+            limit = self._overall_limit(kind) if overall else None
+            for deck_id, count in held.items():
+                if overall and self._deck_left(kind, deck_id, today) > 0:
+                    continue
+                out.append(LimitReached(kind, deck_id, self._deck_limit(kind, deck_id), count))
+            if overall:
+                out.append(LimitReached(kind, None, limit, sum(held.values())))
+        return out
+
+    def new_left_today(self, deck_id: str) -> int:
+        """New items the deck may still introduce today (its limit and the overall one)."""
+        days = self.scheduler.days
+        return self._limits_left(days.start_ms(days.day_of(self.clock.now_ms())))[0].get(deck_id, 0)
+
+    def study_more_new(self, count: int, deck_id: str | None = None) -> None:
+        """Custom study's "increase today's new card limit": ``count`` more new items today,
+        for one deck or the session's decks, without changing any preset."""
+        self._extend(count, 0, deck_id)
+
+    def study_more_reviews(self, count: int, deck_id: str | None = None) -> None:
+        self._extend(0, count, deck_id)
+
+    def _extend(self, new: int, review: int, deck_id: str | None) -> None:
+        if deck_id is not None and deck_id not in self.deck_ids:
+            raise StudyappError(f"deck {deck_id!r} is not in this session", code="usage")
+        today = self.scheduler.days.day_of(self.clock.now_ms())
+        for target in ([deck_id] if deck_id else self.deck_ids):
+            self.store.extend_limits(today, target, new=new, review=review)
+        self.store.extend_limits(today, "*", new=new, review=review)
+        self._today_cache = None
+
+    # -- presets
+
+    def preset_for(self, deck_id: str) -> Preset:
+        return self.presets.for_deck(deck_id)
+
+    def settings_for(self, deck_id: str) -> Settings:
+        return self.scheduler_for(deck_id).settings
+
+    def scheduler_for(self, deck_id: str) -> ReviewScheduler:
+        preset = self.preset_for(deck_id)
+        scheduler = self._schedulers.get(preset.name)
+        if scheduler is None:
+            settings = preset.scheduling(self.settings)
+            scheduler = self.scheduler if settings == self.settings else ReviewScheduler(settings)
+            self._schedulers[preset.name] = scheduler
+        return scheduler
 
     def next_due_time(self) -> int | None:
         """When something will next be ready (epoch ms), or None if nothing is scheduled at all."""
@@ -420,13 +516,21 @@ class ReviewSession:
         return [DayCount(sd.date_of(d), c, a) for d, (c, a) in sorted(totals.items())]
 
     def retention(self, days: int = 30) -> tuple[float | None, float]:
-        """(share of review-state answers other than Again over ``days``, the desired retention)."""
+        """(True Retention over the last ``days`` study days, the desired retention)."""
         now = self.clock.now_ms()
         sd = self.scheduler.days
         start = sd.start_ms(sd.day_of(now) - days + 1)
-        rows = [r for r in self.store.answers_between(self.deck_ids, start, now + 1) if r[3] == REVIEW]
-        actual = sum(1 for r in rows if r[1] != AGAIN) / len(rows) if rows else None
-        return actual, self.settings.desired_retention
+        rows = self.store.retention_answers(self.deck_ids, start, sd.end_ms(sd.day_of(now)))
+        return true_retention((k, r, li) for _, _, k, r, li in rows).rate, self.settings.desired_retention
+
+    def retention_spans(self, deck_id: str | None = None) -> dict[str, TrueRetention]:
+        """True Retention (young, mature) over the day, week, month and year ending today."""
+        now = self.clock.now_ms()
+        sd = self.scheduler.days
+        today = sd.day_of(now)
+        decks = [deck_id] if deck_id else self.deck_ids
+        rows = self.store.retention_answers(decks, sd.start_ms(today - SPANS["year"] + 1), sd.end_ms(today))
+        return by_span(((t, k, r, li) for _, t, k, r, li in rows), sd.day_of, today)
 
     def deck_progress(self) -> list[DeckProgress]:
         sd = self.scheduler.days
@@ -437,9 +541,13 @@ class ReviewSession:
             c = counts[deck.id]
             items = len(deck.items())
             # Items not yet stored are new; "stored" may include items that left the deck.
-            new = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
-            out.append(DeckProgress(deck.id, deck.title, items, new, c["learning"], c["review"], c["due"],
-                                    c["reviews"], c["retention"]))
+            unseen = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
+            # What can be studied: the deck on its own, as Anki's deck list counts it.
+            alone = ReviewSession(self.store, [deck], clock=self.clock, settings=self.settings, presets=self.presets)
+            now = alone.counts()
+            spans = self.retention_spans(deck.id)
+            out.append(DeckProgress(deck.id, deck.title, items, now.new, now.learning, c["review"], now.review,
+                                    c["reviews"], spans["month"].rate, unseen, c["learning"], spans))
         return out
 
     def leeches(self) -> list[ItemInfo]:
@@ -485,10 +593,10 @@ class ReviewSession:
             raise StudyappError(f"item {item_id} is no longer stored")
         return row
 
-    def _show(self, row: ItemRow, queue: str, now: int, counts: Counts) -> ShownItem:
-        previews = self.scheduler.previews(row.state, row.key, now)
+    def _show(self, row: ItemRow, queue: str, now: int, counts: Counts, *, ahead: bool = False) -> ShownItem:
+        previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now)
         return ShownItem(row.id, row.key, self._item(row), queue, row.state, previews, now, counts,
-                         row.flag_note)
+                         row.flag_note, ahead)
 
     def _after_hide(self, entry: _Undo) -> None:
         if self.cram and self._cram_queue:
@@ -498,7 +606,10 @@ class ReviewSession:
         self._current = None
 
     def _learn_ahead_ms(self) -> int:
-        return self.settings.learn_ahead_minutes * MINUTE_MS
+        # Anki's learn-ahead limit is one for the collection; here the session's first deck's preset sets it.
+        preset = self.preset_for(self.deck_ids[0]) if self.deck_ids else None
+        minutes = preset.learn_ahead_minutes if preset and preset.learn_ahead_minutes is not None else None
+        return (self.settings.learn_ahead_minutes if minutes is None else minutes) * MINUTE_MS
 
     def _today(self, day_start_ms: int) -> _Today:
         """Today's figures that only writes can change: answers done per deck, keys reviewed
@@ -514,9 +625,15 @@ class ReviewSession:
             return cached
         days = self.scheduler.days
         today = days.day_of(day_start_ms)
-        self._today_cache = _Today(day_start_ms, version, self.store.done_since(day_start_ms),
-                                   self.store.reviewed_since(day_start_ms),
-                                   self.store.due_counts(self.deck_ids, 2, days.end_ms(today), today))
+        reviewed: dict[str, dict[str, str]] = {}
+        for sibling_key, answered in self.store.reviewed_since(day_start_ms).items():
+            deck_id, card_id = sibling_key.split("/", 1)
+            group = self._groups.get((deck_id, card_id), sibling_key)
+            for key, state in answered.items():
+                reviewed.setdefault(group, {}).setdefault(key, state)
+        self._today_cache = _Today(day_start_ms, version, self.store.done_since(day_start_ms), reviewed,
+                                   self.store.due_counts(self.deck_ids, 2, days.end_ms(today), today),
+                                   self.store.limit_extensions(today))
         return self._today_cache
 
     def _remember_answer(self, before: ItemRow, after: ItemState, time_ms: int) -> None:
@@ -536,7 +653,7 @@ class ReviewSession:
         state = before.state
         new, review = cached.done.get(before.deck_id, (0, 0))
         cached.done[before.deck_id] = (new + (state.state == "new"), review + (state.state == REVIEW))
-        cached.reviewed.setdefault(before.sibling_key, set()).add(before.key)
+        cached.reviewed.setdefault(self._group(before), {}).setdefault(before.key, state.state)
         end = days.end_ms(day)
         due_before = state.state == REVIEW and (state.due_ms or 0) < end
         # An item shown days before it was answered keeps the intervals it was shown with,
@@ -556,78 +673,75 @@ class ReviewSession:
         cached.version = version
         self._today_cache = cached
 
-    def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
-        """New and review items each deck (and "*", overall) may still show today."""
-        done = self._today(day_start_ms).done
-        new_left = {"*": max(0, self.settings.new_per_day - sum(n for n, _ in done.values()))}
-        review_left = {"*": max(0, self.settings.reviews_per_day - sum(r for _, r in done.values()))}
-        for deck_id in self.deck_ids:
-            limits = self.settings.limits_for(deck_id)
-            new_done, review_done = done.get(deck_id, (0, 0))
-            deck_new = limits.new_per_day if limits.new_per_day is not None else self.settings.new_per_day
-            deck_review = (limits.reviews_per_day if limits.reviews_per_day is not None
-                           else self.settings.reviews_per_day)
-            new_left[deck_id] = min(max(0, deck_new - new_done), new_left["*"])
-            review_left[deck_id] = min(max(0, deck_review - review_done), review_left["*"])
-        return new_left, review_left
+    def _deck_limit(self, kind: str, deck_id: str) -> int:
+        """The deck's own daily limit: a per-deck override in the settings, else its preset's."""
+        override = self.settings.limits_for(deck_id)
+        value = override.new_per_day if kind == "new" else override.reviews_per_day
+        if value is not None:
+            return value
+        settings = self.settings_for(deck_id)
+        return settings.new_per_day if kind == "new" else settings.reviews_per_day
 
-    def _queue(self, limit: int, now: int,
-               limits: tuple[dict[str, int], dict[str, int]] | None = None) -> list[tuple[ItemRow, str]]:
+    def _overall_limit(self, kind: str) -> int:
+        return self.settings.new_per_day if kind == "new" else self.settings.reviews_per_day
+
+    def _deck_left(self, kind: str, deck_id: str, today: int) -> int:
+        cached = self._today(self.scheduler.days.start_ms(today))
+        index = 0 if kind == "new" else 1
+        done = cached.done.get(deck_id, (0, 0))[index]
+        extra = cached.extensions.get(deck_id, (0, 0))[index]
+        return max(0, self._deck_limit(kind, deck_id) + extra - done)
+
+    def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
+        """New and review items each deck (and "*", overall) may still show today; custom
+        study's extensions for today are added, the limits themselves stay as set."""
+        cached = self._today(day_start_ms)
+        today = self.scheduler.days.day_of(day_start_ms)
+        if self.custom is not None:  # review ahead: reviews only, no limits (Anki's filtered deck)
+            return ({"*": 0, **{d: 0 for d in self.deck_ids}},
+                    {"*": 1 << 40, **{d: 1 << 40 for d in self.deck_ids}})
+        lefts = []
+        for index, kind in enumerate(("new", "review")):
+            done = sum(v[index] for v in cached.done.values())
+            extra = cached.extensions.get("*", (0, 0))[index]
+            left = {"*": max(0, self._overall_limit(kind) + extra - done)}
+            for deck_id in self.deck_ids:
+                left[deck_id] = min(self._deck_left(kind, deck_id, today), left["*"])
+            lefts.append(left)
+        return lefts[0], lefts[1]
+
+    def _group(self, row: ItemRow) -> str:
+        return self._groups.get((row.deck_id, row.card_id), row.sibling_key)
+
+    def _build(self, now: int) -> Built:
+        """Today's queue at ``now`` (see core.queue)."""
         days = self.scheduler.days
         today = days.day_of(now)
         start, end = days.start_ms(today), days.end_ms(today)
-        out: list[tuple[ItemRow, str]] = []
-        taken: set[int] = set()
-        reviewed = self._today(start).reviewed
-        chosen: dict[str, set[str]] = {}
-
-        def blocked(row: ItemRow) -> bool:
-            others = (reviewed.get(row.sibling_key, set()) | chosen.get(row.sibling_key, set())) - {row.key}
-            return bool(others)
-
-        def take(row: ItemRow, queue: str) -> None:
-            out.append((row, queue))
-            taken.add(row.id)
-            chosen.setdefault(row.sibling_key, set()).add(row.key)
-
         cached = self._today(start)
-        for row in self._learning(cached):
-            if len(out) >= limit or row.state.due_ms > now:
-                break
-            take(row, LEARNING_QUEUE)
-        if len(out) >= limit:
-            return out[:limit]
+        new_left, review_left = self._limits_left(start)
+        builder = QueueBuilder(
+            group=self._group, preset=self.preset_for, answered=cached.reviewed, new_left=dict(new_left),
+            review_left=dict(review_left), now=now, end_of_today=end, learn_ahead_until=now + self._learn_ahead_ms(),
+            interday=lambda row: days.day_of(row.state.due_ms or 0) > days.day_of(row.state.last_review_ms or 0))
+        builder.learning(self._learning(cached))
+        builder.due(self._reviews(cached))
+        first = self.preset_for(self.deck_ids[0]) if self.deck_ids else None
+        if first is not None and new_left["*"] > 0:
+            gather = first.new_gather_order
+            key = self._new_key(gather)
+            builder.new(self.deck_ids, lambda d: iter(self._new(cached, d, gather)), gather, key,
+                        {d: n for d, (n, _) in cached.done.items()})
+        return builder.finish(first.new_sort_order if first else "gathered", self.seed)
 
-        new_left, review_left = (dict(d) for d in limits) if limits else self._limits_left(start)
-        if any(review_left[d] > 0 for d in self.deck_ids) and review_left["*"] > 0 and len(out) < limit:
-            for row in self._reviews(cached):
-                if len(out) >= limit or review_left["*"] <= 0:
-                    break
-                if review_left[row.deck_id] <= 0 or row.id in taken or blocked(row):
-                    continue
-                take(row, REVIEW_QUEUE)
-                review_left[row.deck_id] -= 1
-                review_left["*"] -= 1
-
-        for deck_id in self.deck_ids:
-            if new_left[deck_id] <= 0 or new_left["*"] <= 0 or len(out) >= limit:
-                continue
-            for row in self._new(cached, deck_id):
-                if len(out) >= limit or new_left[deck_id] <= 0 or new_left["*"] <= 0:
-                    break
-                if row.id in taken or blocked(row):
-                    continue
-                take(row, NEW_QUEUE)
-                new_left[deck_id] -= 1
-                new_left["*"] -= 1
-
-        if not out:
-            soon = now + self._learn_ahead_ms()
-            for row in self._learning(cached):
-                if len(out) >= limit or row.state.due_ms > soon:
-                    break
-                take(row, LEARNING_QUEUE)
-        return out[:limit]
+    def _new_key(self, gather: str) -> Callable[[ItemRow], tuple]:
+        """The order new items of one deck are read in, for a gather order (the store's SQL agrees)."""
+        seed = self.seed
+        if gather == "random-cards":
+            return lambda row: (rank(seed, row.key), row.id)
+        if gather in ("deck", ):
+            return _bank_order
+        return lambda row: (rank(seed, f"{row.deck_id}/{row.card_id}"), row.position)
 
     # -- today's queues in memory (see _Rows)
 
@@ -642,15 +756,20 @@ class ReviewSession:
         if cached.reviews is None:
             days = self.scheduler.days
             today = days.day_of(cached.day_start)
-            end = days.end_ms(today)
+            # Review ahead (custom study): what falls due in the next days too.
+            ahead = self.custom.days if self.custom is not None and self.custom.kind == "ahead" else 0
+            end = days.end_ms(today + ahead)
             cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n), _due_order)
         return cached.reviews
 
-    def _new(self, cached: _Today, deck_id: str) -> _Rows:
+    def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:
         rows = cached.new.get(deck_id)
         if rows is None:
             today = self.scheduler.days.day_of(cached.day_start)
-            rows = cached.new[deck_id] = _Rows(lambda n: self.store.new_items(deck_id, today, n), _bank_order)
+            order = {"random-cards": "card", "deck": "position"}.get(gather, "note")
+            seed = self.seed
+            rows = cached.new[deck_id] = _Rows(
+                lambda n: self.store.new_items(deck_id, today, n, order=order, seed=seed), self._new_key(gather))
         return rows
 
     def _queues_of(self, cached: _Today, row: ItemRow) -> list[_Rows]:

@@ -35,7 +35,7 @@ def collect_report(location, catalog, clock=None) -> dict:
                 row = by_id.get(entry.item_id)
                 if row is not None and entry.kind in ("review", "cram"):
                     answers.append(Answer(row.key, row.deck_id, row.card_id, entry.kind, entry.rating,
-                                          entry.time_ms, entry.duration_ms))
+                                          entry.time_ms, entry.duration_ms, entry.last_interval))
             exams = [ExamResult(**e) for e in store.exam_results()]
     days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
     return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,

@@ -116,12 +116,15 @@ def team_summary(result: MergeResult) -> dict:
         for deck in report["decks"]:
             if not isinstance(deck, dict) or "id" not in deck:
                 continue
-            entry = deck_totals.setdefault(deck["id"], {"id": deck["id"], "learners": 0, "reviews": 0, "passed": 0,
+            entry = deck_totals.setdefault(deck["id"], {"id": deck["id"], "learners": 0, "reviews": 0, "passed": 0, "answers": 0,
                                                         "mastery_sum": 0.0})
             entry["learners"] += 1
             reviews = deck.get("reviews") or 0
             entry["reviews"] += reviews
-            entry["passed"] += round((deck.get("retention") or 0) * reviews)
+            # Retention's own count of answers (True Retention leaves some reviews out); older reports lack it.
+            answers = deck.get("retention_answers", reviews) or 0
+            entry["answers"] += answers
+            entry["passed"] += round((deck.get("retention") or 0) * answers)
             entry["mastery_sum"] += deck.get("mastery") or 0.0
         for card in report["cards"]:
             if not isinstance(card, dict) or "key" not in card:
@@ -133,7 +136,7 @@ def team_summary(result: MergeResult) -> dict:
     decks = []
     for entry in deck_totals.values():
         decks.append({"id": entry["id"], "learners": entry["learners"], "reviews": entry["reviews"],
-                      "retention": entry["passed"] / entry["reviews"] if entry["reviews"] else None,
+                      "retention": entry["passed"] / entry["answers"] if entry["answers"] else None,
                       "mastery": entry["mastery_sum"] / entry["learners"]})
     # Hardest first: lowest retention, then lowest mastery; decks nobody reviewed last.
     decks.sort(key=lambda d: (d["retention"] is None, d["retention"] if d["retention"] is not None else 1, d["mastery"], d["id"]))

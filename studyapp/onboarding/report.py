@@ -5,7 +5,12 @@ review state with an FSRS stability of at least 21 days, i.e. the scheduler expe
 learner to still recall it three weeks after the last review with the desired retention
 (Anki calls cards with intervals of 21 days or more "mature"; this is the same bar, read
 from memory rather than from the interval). New, learning, relearning, suspended-but-weak
-items are not mastered. A deck's mastery is mastered items / items in the bank.
+items are not mastered. Mastery counts facts, not items: a card is one fact however many
+items it has (both sides of a reverse card, every deletion of a cloze), and cards that name
+each other in ``related:`` are one fact together. A fact is mastered when every item of it
+is; a deck's mastery is mastered facts / facts in the bank.
+
+Retention is core.retention's, Anki's True Retention, the one every screen shows.
 
 The report is built by a pure function from the store's rows, so it can be checked
 against hand-computed figures on a scripted history.
@@ -20,12 +25,15 @@ from typing import Iterable, Sequence
 from .. import __version__
 from ..core.curriculum import Curriculum
 from ..core.models import Deck
+from ..core.queue import group_keys
+from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, by_span, true_retention
 
 REPORT_FORMAT = "studyapp-report"
 REPORT_VERSION = 1
 MASTERY_STABILITY_DAYS = 21.0
-MASTERY_RULE = (f"an item is mastered when it is in review with an FSRS stability of at least "
-                f"{MASTERY_STABILITY_DAYS:g} days")
+MASTERY_RULE = (f"a fact (a card, however many items it has, together with the cards it names as related) "
+                f"is mastered when every one of its items is in review with an FSRS stability of at least "
+                f"{MASTERY_STABILITY_DAYS:g} days; mastery is mastered facts / facts")
 
 AGAIN = 1
 
@@ -52,6 +60,9 @@ class Answer:
     rating: int
     time_ms: int
     duration_ms: int
+    # The interval before the answer, as the log keeps it (days > 0, seconds < 0): True Retention
+    # counts an answer only when the item had an interval of a day or more.
+    last_interval: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,11 +94,22 @@ def iso(ms: int | None) -> str | None:
     return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _retention(answers: Sequence[Answer]) -> float | None:
-    reviews = [a for a in answers if a.kind == "review"]
-    if not reviews:
-        return None
-    return sum(1 for a in reviews if a.rating != AGAIN) / len(reviews)
+def _true_retention(answers: Sequence[Answer]) -> TrueRetention:
+    return true_retention((a.kind, a.rating, a.last_interval) for a in answers)
+
+
+def facts(decks: Sequence[Deck]) -> dict[str, dict[str, set[str]]]:
+    """Per deck: fact (sibling group) -> the keys of its items."""
+    groups = group_keys(decks)
+    out: dict[str, dict[str, set[str]]] = {}
+    for deck in decks:
+        for item in deck.items():
+            out.setdefault(deck.id, {}).setdefault(groups[(deck.id, item.card.id)], set()).add(item.key)
+    return out
+
+
+def _mastered_facts(deck_facts: dict[str, set[str]], mastered_keys: set[str]) -> int:
+    return sum(1 for keys in deck_facts.values() if keys <= mastered_keys)
 
 
 def streak(study_days: set[int], today: int) -> int:
@@ -112,16 +134,22 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
                      key=lambda a: a.time_ms)
     today = day_of(now_ms)
 
+    fact_keys = facts(decks)
     deck_rows = []
     for deck in decks:
         deck_answers = [a for a in answers if a.deck_id == deck.id]
         total = len(bank_keys[deck.id])
         mastered = len(mastered_keys & bank_keys[deck.id])
+        deck_facts = fact_keys.get(deck.id, {})
+        mastered_facts = _mastered_facts(deck_facts, mastered_keys)
+        retention = _true_retention(deck_answers)
         deck_rows.append({
             "id": deck.id, "title": deck.title, "items": total, "mastered": mastered,
-            "mastery": mastered / total if total else 0.0,
+            "facts": len(deck_facts), "mastered_facts": mastered_facts,
+            "mastery": mastered_facts / len(deck_facts) if deck_facts else 0.0,
             "reviews": sum(1 for a in deck_answers if a.kind == "review"),
-            "retention": _retention(deck_answers),
+            "retention": retention.rate, "retention_young": retention.young, "retention_mature": retention.mature,
+            "retention_answers": retention.total,
             "time_ms": sum(a.duration_ms for a in deck_answers),
             "last_studied_ms": deck_answers[-1].time_ms if deck_answers else None,
         })
@@ -140,6 +168,9 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
         card["again"] += a.rating == AGAIN
 
     total_items = sum(r["items"] for r in deck_rows)
+    total_facts = sum(r["facts"] for r in deck_rows)
+    mastered_facts = sum(r["mastered_facts"] for r in deck_rows)
+    overall = _true_retention(answers)
     exam_rows = [{
         "time_ms": e.time_ms, "date": iso(e.time_ms), "decks": list(e.deck_ids), "seed": e.seed, "mode": e.mode,
         "questions": e.questions, "correct": e.correct, "score": e.score, "pass_mark": e.pass_mark, "passed": e.passed,
@@ -152,13 +183,22 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
         "generated_ms": now_ms,
         "generated": iso(now_ms),
         "mastery_rule": MASTERY_RULE,
+        "retention_rule": RETENTION_RULE,
         "curriculum": curriculum.title if curriculum else None,
         "totals": {
             "items": total_items,
             "mastered": len(mastered_keys),
-            "mastery": len(mastered_keys) / total_items if total_items else 0.0,
+            "facts": total_facts,
+            "mastered_facts": mastered_facts,
+            "mastery": mastered_facts / total_facts if total_facts else 0.0,
             "reviews": sum(r["reviews"] for r in deck_rows),
-            "retention": _retention(answers),
+            "retention": overall.rate,
+            "retention_young": overall.young,
+            "retention_mature": overall.mature,
+            "retention_answers": overall.total,
+            # The same figure over the spans the Stats screen and `stats` show (month: their 30 days).
+            "retention_by_span": {name: r.to_json() for name, r in by_span(
+                ((a.time_ms, a.kind, a.rating, a.last_interval) for a in answers), day_of, today).items()},
             "time_ms": sum(r["time_ms"] for r in deck_rows),
             "streak_days": streak({day_of(a.time_ms) for a in answers}, today),
             "started_ms": started_ms,
@@ -174,7 +214,7 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
 
 def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], started_ms: int | None, today: int,
                     day_of, date_of) -> list[dict]:
-    """Each track's mastery and status, from per-deck rows with id, items, mastered and reviews.
+    """Each track's mastery and status, from per-deck rows with id, facts, mastered_facts and reviews.
 
     A track is done when its mastery reaches its target; behind when its days (counted from
     the learner's first answer) have passed without that; not started before any answer in
@@ -186,8 +226,8 @@ def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], st
     out = []
     for track in curriculum.tracks:
         rows = [by_deck[d] for d in track.deck_ids if d in by_deck]
-        total = sum(r["items"] for r in rows)
-        mastered = sum(r["mastered"] for r in rows)
+        total = sum(r["facts"] for r in rows)
+        mastered = sum(r["mastered_facts"] for r in rows)
         mastery = mastered / total if total else 0.0
         deadline_day = (day_of(started_ms) + track.days) if (track.days and started_ms is not None) else None
         if total and mastery >= track.target:
@@ -200,7 +240,7 @@ def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], st
             status = "on track"
         out.append({
             "id": track.id, "title": track.title, "decks": list(track.deck_ids), "target": track.target,
-            "items": total, "mastered": mastered, "mastery": mastery, "status": status,
+            "facts": total, "mastered_facts": mastered, "mastery": mastery, "status": status,
             "days": track.days, "deadline": date_of(deadline_day).isoformat() if deadline_day is not None else None,
             "after": list(track.after),
         })
@@ -212,12 +252,14 @@ def curriculum_progress(curriculum: Curriculum | None, decks: Sequence[Deck], it
                         day_of, date_of) -> tuple[list[dict], dict | None]:
     """The tracks and what to study next, for the home screen: the report's figures without the log."""
     mastered_keys = {i.key for i in items if is_mastered(i)}
+    fact_keys = facts(decks)
     deck_rows = []
     for deck in decks:
-        keys = {item.key for item in deck.items()}
-        mastered = len(keys & mastered_keys)
-        deck_rows.append({"id": deck.id, "title": deck.title, "items": len(keys), "mastered": mastered,
-                          "mastery": mastered / len(keys) if keys else 0.0, "reviews": reviews_by_deck.get(deck.id, 0)})
+        deck_facts = fact_keys.get(deck.id, {})
+        mastered = _mastered_facts(deck_facts, mastered_keys)
+        deck_rows.append({"id": deck.id, "title": deck.title, "facts": len(deck_facts), "mastered_facts": mastered,
+                          "mastery": mastered / len(deck_facts) if deck_facts else 0.0,
+                          "reviews": reviews_by_deck.get(deck.id, 0)})
     tracks = tracks_progress(curriculum, deck_rows, started_ms, day_of(now_ms), day_of, date_of)
     return tracks, next_step(tracks, deck_rows)
 
@@ -262,8 +304,11 @@ def to_markdown(report: dict) -> str:
         f"Generated {report['generated']} by studyapp {report['studyapp']}."
         + (f" Curriculum: {report['curriculum']}." if report.get("curriculum") else ""),
         "",
-        f"- Mastery: {t['mastered']} of {t['items']} items ({percent(t['mastery'])}); {report['mastery_rule']}.",
-        f"- Reviews: {t['reviews']}, retention {percent(t['retention'])}, time spent {duration(t['time_ms'])}.",
+        f"- Mastery: {t['mastered_facts']} of {t['facts']} facts ({percent(t['mastery'])}; {t['items']} items); "
+        f"{report['mastery_rule']}.",
+        f"- Reviews: {t['reviews']}, retention {percent(t['retention'])} (young {percent(t['retention_young'])}, "
+        f"mature {percent(t['retention_mature'])}, of {t['retention_answers']} answers), "
+        f"time spent {duration(t['time_ms'])}; {report['retention_rule']}.",
         f"- Streak: {t['streak_days']} day{'s' if t['streak_days'] != 1 else ''}; "
         f"started {date_only(t['started_ms'])}, last studied {date_only(t['last_studied_ms'])}.",
     ]
@@ -274,10 +319,11 @@ def to_markdown(report: dict) -> str:
         for track in report["tracks"]:
             lines.append(f"| {track['title']} | {len(track['decks'])} | {percent(track['mastery'])} | "
                          f"{percent(track['target'])} | {track['status']} | {track['deadline'] or '—'} |")
-    lines += ["", "## Decks", "", "| deck | items | mastered | mastery | reviews | retention | time | last studied |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "## Decks", "", "| deck | items | facts | mastered facts | mastery | reviews | retention | time | "
+              "last studied |", "|---|---|---|---|---|---|---|---|---|"]
     for deck in report["decks"]:
-        lines.append(f"| {deck['id']} | {deck['items']} | {deck['mastered']} | {percent(deck['mastery'])} | "
+        lines.append(f"| {deck['id']} | {deck['items']} | {deck['facts']} | {deck['mastered_facts']} | "
+                     f"{percent(deck['mastery'])} | "
                      f"{deck['reviews']} | {percent(deck['retention'])} | {duration(deck['time_ms'])} | "
                      f"{date_only(deck['last_studied_ms'])} |")
     lines += ["", "## Exams", ""]

@@ -16,6 +16,8 @@ from typing import Callable, Iterable, Sequence
 
 from ..core.clock import Clock, SystemClock
 from ..core.models import Deck
+from ..core.presets import DEFAULT_PRESET, Preset, Presets
+from ..core.queue import rank
 from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
                               ReviewScheduler, Settings)
@@ -121,6 +123,7 @@ class Store:
         self._last_scheduler: tuple[Settings, int] | None = None
         self.writes = 0
         self._cleanup: Callable[[], object] | None = None
+        conn.create_function("studyapp_rank", 2, rank, deterministic=True)
 
     # -- life cycle
 
@@ -162,6 +165,86 @@ class Store:
             self.conn.execute("INSERT INTO settings (id, json, updated_ms) VALUES (1, ?, ?) "
                               "ON CONFLICT (id) DO UPDATE SET json = excluded.json, updated_ms = excluded.updated_ms",
                               (text, self.clock.now_ms()))
+
+    # -- deck option presets (schema 2)
+
+    def load_presets(self) -> Presets:
+        """Every preset and the deck assignments; Default is always there."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT name, json FROM presets ORDER BY name").fetchall()
+            assigned = dict(self.conn.execute("SELECT deck_id, preset FROM deck_presets").fetchall())
+        presets: dict[str, Preset] = {}
+        for name, text in rows:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                raise schema.damaged(self.path, f"preset {name!r} is not valid JSON") from None
+            presets[name] = Preset.from_dict(data, source=f"{self.path}: preset {name!r}")
+        presets.setdefault(DEFAULT_PRESET, Preset())
+        return Presets(presets, assigned)
+
+    def save_preset(self, preset: Preset, *, rename_from: str | None = None) -> None:
+        """Add or replace a preset (``rename_from``: the name it had, its decks follow it)."""
+        preset.validate()
+        text = json.dumps(preset.to_dict(), sort_keys=True)
+        with self.guarded(), self._write():
+            if rename_from is not None and rename_from != preset.name:
+                if rename_from == DEFAULT_PRESET:
+                    raise StudyappError("the Default preset cannot be renamed; make a new preset instead",
+                                        code="usage")
+                if self.conn.execute("SELECT 1 FROM presets WHERE name = ?", (preset.name,)).fetchone():
+                    raise StudyappError(f"a preset named {preset.name!r} exists already; choose another name",
+                                        code="usage")
+                self.conn.execute("UPDATE presets SET name = ?, json = ?, updated_ms = ? WHERE name = ?",
+                                  (preset.name, text, self.clock.now_ms(), rename_from))
+                return
+            self.conn.execute("INSERT INTO presets (name, json, updated_ms) VALUES (?, ?, ?) ON CONFLICT (name) "
+                              "DO UPDATE SET json = excluded.json, updated_ms = excluded.updated_ms",
+                              (preset.name, text, self.clock.now_ms()))
+
+    def delete_preset(self, name: str) -> None:
+        """Remove a preset; its decks go back to Default."""
+        if name == DEFAULT_PRESET:
+            raise StudyappError("the Default preset cannot be deleted", code="usage")
+        with self.guarded(), self._write():
+            self.conn.execute("DELETE FROM presets WHERE name = ?", (name,))
+
+    def assign_preset(self, deck_id: str, name: str) -> None:
+        with self.guarded(), self._write():
+            if name == DEFAULT_PRESET:
+                self.conn.execute("DELETE FROM deck_presets WHERE deck_id = ?", (deck_id,))
+                return
+            if not self.conn.execute("SELECT 1 FROM presets WHERE name = ?", (name,)).fetchone():
+                known = [n for (n,) in self.conn.execute("SELECT name FROM presets ORDER BY name")]
+                raise StudyappError(f"no preset named {name!r}; presets: {', '.join(known)}", code="usage")
+            self.conn.execute("INSERT INTO deck_presets (deck_id, preset) VALUES (?, ?) ON CONFLICT (deck_id) "
+                              "DO UPDATE SET preset = excluded.preset", (deck_id, name))
+
+    # -- custom study: today's limits extended, the presets untouched
+
+    def extend_limits(self, day: int, deck_id: str, *, new: int = 0, review: int = 0) -> None:
+        for label, value in (("new", new), ("review", review)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 9999:
+                raise StudyappError(f"{label} cards to add today must be a whole number from 0 to 9999, "
+                                    f"not {value!r}", code="usage")
+        with self.guarded(), self._write():
+            self.conn.execute("INSERT INTO limit_extensions (day, deck_id, new, review) VALUES (?, ?, ?, ?) "
+                              "ON CONFLICT (day, deck_id) DO UPDATE SET new = new + excluded.new, "
+                              "review = review + excluded.review", (day, deck_id, new, review))
+
+    def limit_extensions(self, day: int) -> dict[str, tuple[int, int]]:
+        """Per deck: (extra new, extra reviews) allowed on study day ``day``."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT deck_id, new, review FROM limit_extensions WHERE day = ?",
+                                     (day,)).fetchall()
+        return {deck_id: (new, review) for deck_id, new, review in rows}
+
+    def profile_seed(self) -> int:
+        """The seed of this profile's random new-card orders: made from when the database was
+        created and its name, so it stays the same across restarts (and under a test's clock)."""
+        with self.guarded():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = 'created_ms'").fetchone()
+        return rank(0, f"{row[0] if row else 0}/{self.path.name}")
 
     def scheduler_id(self, settings: Settings) -> int:
         """The id of this scheduler version and parameter set (call inside a write transaction)."""
@@ -287,6 +370,12 @@ class Store:
             rows = self.conn.execute("SELECT key FROM items WHERE deck_id = ? AND state != 'new'", (deck_id,))
             return {key for (key,) in rows}
 
+    def stored_keys(self, deck_id: str) -> set[str]:
+        """Keys of the deck's items present in the database."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT key FROM items WHERE deck_id = ? AND present = 1", (deck_id,))
+            return {key for (key,) in rows}
+
     def all_items(self) -> list[ItemRow]:
         with self.guarded():
             return [_row_to_item(r) for r in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items ORDER BY id")]
@@ -320,13 +409,20 @@ class Store:
                 "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
         return [_row_to_item(r) for r in rows]
 
-    def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0) -> list[ItemRow]:
-        """New items of one deck in bank order."""
+    def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
+                  seed: int = 0) -> list[ItemRow]:
+        """New items of one deck: in bank order ("position"), by card in a random order and
+        bank order within a card ("note", Anki's random notes), or each item at random ("card");
+        the random orders rank with core.queue.rank under ``seed``."""
         where, args = self._visible([deck_id], today)
+        order_by = {"position": "position",
+                    "note": "studyapp_rank(?, deck_id || '/' || card_id), position",
+                    "card": "studyapp_rank(?, key), id"}[order]
+        order_args = () if order == "position" else (seed,)
         with self.guarded():
             rows = self.conn.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
-                "ORDER BY position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
+                f"ORDER BY {order_by} LIMIT ? OFFSET ?", (*args, *order_args, limit, offset)).fetchall()
         return [_row_to_item(r) for r in rows]
 
     def count_capped(self, deck_ids: str | Sequence[str], queue: int, before_ms: int | None, today: int,
@@ -380,16 +476,29 @@ class Store:
                 "WHERE r.time_ms >= ? AND r.kind = 'review' GROUP BY i.deck_id", (since_ms,)).fetchall()
         return {deck_id: (new or 0, reviews or 0) for deck_id, new, reviews in rows}
 
-    def reviewed_since(self, since_ms: int) -> dict[str, set[str]]:
-        """Sibling key -> keys of the items reviewed since ``since_ms`` (siblings wait for tomorrow)."""
+    def reviewed_since(self, since_ms: int) -> dict[str, dict[str, str]]:
+        """Sibling key -> {item key: the state it was in when first answered} since ``since_ms``
+        (what an answer buries depends on the queue it was answered from, as in Anki)."""
         with self.guarded():
             rows = self.conn.execute(
-                "SELECT DISTINCT i.deck_id, i.card_id, i.key FROM review_log r CROSS JOIN items i ON i.id = r.item_id "
-                "WHERE r.time_ms >= ? AND r.kind = 'review'", (since_ms,)).fetchall()
-        touched: dict[str, set[str]] = {}
-        for deck_id, card_id, key in rows:
-            touched.setdefault(f"{deck_id}/{card_id}", set()).add(key)
+                "SELECT i.deck_id, i.card_id, i.key, r.state_before FROM review_log r CROSS JOIN items i "
+                "ON i.id = r.item_id WHERE r.time_ms >= ? AND r.kind = 'review' ORDER BY r.id", (since_ms,)).fetchall()
+        touched: dict[str, dict[str, str]] = {}
+        for deck_id, card_id, key, state in rows:
+            touched.setdefault(f"{deck_id}/{card_id}", {}).setdefault(key, state)
         return touched
+
+    def forgotten_since(self, deck_ids: Sequence[str], since_ms: int) -> list[int]:
+        """Ids of the items answered Again in a review since ``since_ms`` (custom study's "forgotten")."""
+        if not deck_ids:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT DISTINCT r.item_id FROM review_log r CROSS JOIN items i ON i.id = r.item_id "
+                f"WHERE r.time_ms >= ? AND r.kind = 'review' AND r.rating = 1 AND i.deck_id IN ({marks}) "
+                "AND i.present = 1 AND i.suspended = 0 ORDER BY r.item_id", (since_ms, *deck_ids)).fetchall()
+        return [r[0] for r in rows]
 
     def next_due(self, deck_ids: Sequence[str], after_ms: int, today: int) -> tuple[int | None, int | None]:
         """(earliest learning due after ``after_ms``, earliest review due at or after ``after_ms``)."""
@@ -562,6 +671,17 @@ class Store:
         with self.guarded():
             return self.conn.execute(
                 f"SELECT r.time_ms, r.rating, r.duration_ms, r.state_before FROM review_log r "
+                f"CROSS JOIN items i ON i.id = r.item_id WHERE r.kind = 'review' AND r.time_ms >= ? AND r.time_ms < ? "
+                f"AND i.deck_id IN ({marks}) ORDER BY r.time_ms", (from_ms, until_ms, *deck_ids)).fetchall()
+
+    def retention_answers(self, deck_ids: Sequence[str], from_ms: int, until_ms: int) -> list[tuple[str, int, str, int, int]]:
+        """(deck id, time, kind, rating, last interval) of the answers in a window, for core.retention."""
+        if not deck_ids:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        with self.guarded():
+            return self.conn.execute(
+                f"SELECT i.deck_id, r.time_ms, r.kind, r.rating, r.last_interval FROM review_log r "
                 f"CROSS JOIN items i ON i.id = r.item_id WHERE r.kind = 'review' AND r.time_ms >= ? AND r.time_ms < ? "
                 f"AND i.deck_id IN ({marks}) ORDER BY r.time_ms", (from_ms, until_ms, *deck_ids)).fetchall()
 

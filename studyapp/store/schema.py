@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 from ..core.problems import StudyappError
 
 APPLICATION_ID = 0x53545544  # "STUD"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 10_000
 # Databases up to this size get a quick_check when opened; bigger ones are checked
 # page by page as they are read (SQLite reports damage then, and we turn it into a message).
@@ -125,9 +125,44 @@ CREATE TABLE exam_results (
 );
 """
 
+# Schema 2: deck option presets (named, one per deck; unassigned decks use "Default") and
+# today's limit extensions from custom study ("N more new cards today"), which leave the
+# presets' limits as they are.
+SCHEMA_V2 = """
+CREATE TABLE presets (
+    name TEXT PRIMARY KEY,
+    json TEXT NOT NULL,             -- core.presets.Preset.to_dict()
+    updated_ms INTEGER NOT NULL
+);
+CREATE TABLE deck_presets (
+    deck_id TEXT PRIMARY KEY,
+    preset TEXT NOT NULL REFERENCES presets (name) ON UPDATE CASCADE ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE TABLE limit_extensions (
+    day INTEGER NOT NULL,           -- the study day (proleptic ordinal) the extension is for
+    deck_id TEXT NOT NULL,
+    new INTEGER NOT NULL DEFAULT 0 CHECK (new >= 0),
+    review INTEGER NOT NULL DEFAULT 0 CHECK (review >= 0),
+    PRIMARY KEY (day, deck_id)
+) WITHOUT ROWID;
+"""
+
 # MIGRATIONS[n] upgrades a database from schema n to n + 1, inside one transaction.
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: dict[int, Migration] = {}
+
+
+def _to_v2(conn: sqlite3.Connection) -> None:
+    import json
+
+    from ..core.presets import Preset
+
+    for statement in _statements(SCHEMA_V2):
+        conn.execute(statement)
+    conn.execute("INSERT INTO presets (name, json, updated_ms) VALUES (?, ?, 0)",
+                 (Preset().name, json.dumps(Preset().to_dict(), sort_keys=True)))
+
+
+MIGRATIONS: dict[int, Migration] = {1: _to_v2}
 
 
 # ---------------------------------------------------------------- messages
@@ -382,6 +417,9 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
             if conn.execute("PRAGMA application_id").fetchone()[0] == 0:
                 for statement in _statements(SCHEMA_V1):
                     conn.execute(statement)
+                # A new database is schema 1 brought up to date by the same migrations an old one runs.
+                for v in range(1, SCHEMA_VERSION):
+                    MIGRATIONS[v](conn)
                 conn.execute("INSERT INTO meta (key, value) VALUES ('created_ms', ?)", (str(now_ms),))
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -6,39 +6,49 @@ from typing import Sequence
 
 from ..core.clock import Clock, SystemClock
 from ..core.models import Deck
-from ..core.scheduler import StudyDays, resolve_zone
 from ..core.settings import Location
 from .repository import open_store
 
 
 def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None = None) -> dict[str, dict]:
-    """Per deck id: items, new, learning, review, due (today, no limits), reviews, retention.
+    """Per deck id: items; new, learning and due as Anki counts them (new within today's limits,
+    due = reviews due today within the limits); unseen (never studied) and review (items in the
+    review state); reviews answered; True Retention over the last 30 study days, young and mature.
 
-    Items the database does not know yet count as new; so does everything when there is
-    no database. Cards that left a deck are not counted (their progress stays stored).
+    Read without changing anything. Items the database does not know yet count as unseen
+    (and as new, up to today's limit); so does everything when there is no database.
     """
+    from ..core.presets import NO_PRESETS
+    from ..core.scheduler import Settings
+    from ..core.session import ReviewSession
+
     clock = clock or SystemClock()
-    figures = {deck.id: {"items": len(deck.items()), "new": len(deck.items()), "learning": 0, "review": 0,
-                         "due": 0, "reviews": 0, "retention": None} for deck in decks}
+    default_new = NO_PRESETS.default.scheduling(Settings()).new_per_day
+    figures = {deck.id: {"items": len(deck.items()), "new": min(len(deck.items()), default_new), "learning": 0,
+                         "review": 0, "due": 0, "reviews": 0, "retention": None, "unseen": len(deck.items()),
+                         "retention_young": None, "retention_mature": None, "retention_passed": 0,
+                         "retention_answers": 0} for deck in decks}
     store = open_store(location, clock=clock, readonly=True)
     if store is None:
         return figures
     with store:
-        settings = store.load_settings()
-        days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
-        today = days.day_of(clock.now_ms())
-        counts = store.deck_counts([deck.id for deck in decks], today, days.end_ms(today))
-        for deck in decks:
-            c = counts[deck.id]
+        overview = ReviewSession(store, decks, clock=clock)
+        for progress, deck in zip(overview.deck_progress(), decks):
             row = figures[deck.id]
-            studied = store.studied_keys(deck.id) & {item.key for item in deck.items()}
-            row.update(new=row["items"] - len(studied), learning=c["learning"], review=c["review"], due=c["due"],
-                       reviews=c["reviews"], retention=c["retention"])
+            stored = store.stored_keys(deck.id)
+            # Items of the bank not stored yet (the deck changed since it was last studied) are new.
+            missing = sum(1 for item in deck.items() if item.key not in stored)
+            month = progress.true_retention["month"]
+            new_limit = overview.new_left_today(deck.id)
+            row.update(new=progress.new + min(missing, max(0, new_limit - progress.new)), learning=progress.learning,
+                       review=progress.review, due=progress.due, reviews=progress.reviews, retention=month.rate,
+                       unseen=progress.unseen, retention_young=month.young, retention_mature=month.mature,
+                       retention_passed=month.passed, retention_answers=month.total)
     return figures
 
 
 def deck_counts(decks: Sequence[Deck], location: Location) -> dict[str, tuple[int, int, int]]:
-    """(new, learning, due) per deck id, for ``studyapp list``."""
+    """(new, learning, due) per deck id, for ``studyapp list``: as Anki counts them."""
     return {deck_id: (row["new"], row["learning"], row["due"]) for deck_id, row in deck_figures(decks, location).items()}
 
 

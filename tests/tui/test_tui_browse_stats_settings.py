@@ -144,7 +144,12 @@ async def test_stats_show_forecast_reviews_retention_decks_and_leeches(harness):
         assert sum(reviews.values) == 6 and reviews.values[-1] == 3 and reviews.values[-13] == 3
         assert forecast.values[0] == 1  # the card answered Again is due again today
         text = screen_text(app)
-        assert "Retention 66.7%" in text and "(target 90%" in text
+        # True Retention: the three day-old reviews count, the first answers do not; the deck
+        # table shows the same figure for the same 30 days.
+        assert "True retention 66.7% in 30 days (target 90%" in text and "young 67%, mature -" in text
+        assert "retention by span: day 67% week 67% month 67% year 67%" in text
+        table = screen.query_one("#stats-decks")
+        assert table.get_row("ui-sample")[7] == "67%"
         assert "Last 30 days 6 answers, 1 Again" in text
         screen.query_one("#stats-body").scroll_end(animate=False)
         text = await wait_for_text(pilot, "8 lapses")

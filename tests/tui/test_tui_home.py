@@ -40,7 +40,9 @@ async def test_home_lists_decks_with_counts_and_updates_after_a_review(harness):
     app = harness.app("home")
     async with app.run_test(size=SIZE) as pilot:
         home = await open_home(pilot)
-        assert [(r.deck_id, r.new, r.learning, r.due) for r in home.rows] == [("ui-sample", 10, 0, 0)]
+        # New as Anki counts it: ten items, but the second side of a reverse card and the second
+        # deletion of a cloze wait for another day (buried siblings): eight can be studied today.
+        assert [(r.deck_id, r.new, r.learning, r.due, r.unseen) for r in home.rows] == [("ui-sample", 8, 0, 0, 10)]
         text = screen_text(app)
         assert "UI sample" in text and "0%" in text
         await pilot.press("enter")
@@ -51,7 +53,7 @@ async def test_home_lists_decks_with_counts_and_updates_after_a_review(harness):
         await pilot.press("q")
         await pilot.press("enter")  # from the summary back home
         await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
-        await wait_for(pilot, lambda: [(r.new, r.learning) for r in app.screen.rows] == [(9, 1)], "updated counts")
+        await wait_for(pilot, lambda: [(r.new, r.learning) for r in app.screen.rows] == [(7, 1)], "updated counts")
         assert "10%" in await wait_for_text(pilot, "10%")
 
 

@@ -194,11 +194,15 @@ async def test_choice_card_number_keys_pick_an_option_and_propose_a_grade(harnes
         screen = await open_review(pilot)
         await walk_to(pilot, "ui-sample/transaction-choice/main")
         text = screen_text(app)
-        for option in ("1. One", "2. Two", "3. None", "4. Three"):
-            assert option in text
-        await pilot.press("2")  # a wrong option
+        options = screen.shown.choices.options
+        # Shown shuffled, and exactly in the order the session gives (the number keys follow it).
+        assert sorted(options) == ["None", "One", "Three", "Two"]
+        for number, option in enumerate(options, 1):
+            assert f"{number}. {option}" in text
+        right, wrong = options.index("One") + 1, options.index("Two") + 1
+        await pilot.press(str(wrong))
         text = await wait_for_text(pilot, "Not quite")
-        assert "✓ 1. One" in text and "✗ 2. Two" in text
+        assert f"✓ {right}. One" in text and f"✗ {wrong}. Two" in text
         assert "the state and the log row share one transaction" in text  # the deck's feedback
         assert screen.proposed == 1
         await pilot.press("space")  # accepts the proposed Again
@@ -242,7 +246,8 @@ async def test_a_wrong_pick_then_the_same_number_does_not_grade(harness, size):
         screen = await open_review(pilot)
         await walk_to(pilot, "ui-sample/transaction-choice/main")
         before = len(harness.reviews())
-        await pilot.press("3")  # "None": wrong
+        wrong = screen.shown.choices.options.index("None") + 1  # shown shuffled: "None" is wrong
+        await pilot.press(str(wrong))
         text = await wait_for_text(pilot, "Not quite")
         await pilot.press("3", "1", "2", "4")  # reflexes: none of them grades
         await pilot.pause()

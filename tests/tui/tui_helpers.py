@@ -13,6 +13,7 @@ from pathlib import Path
 from studyapp.core.clock import FakeClock
 from studyapp.core.scheduler import Settings
 from studyapp.core.settings import resolve
+from studyapp.core.presets import Preset
 from studyapp.store import open_store
 
 DATA = Path(__file__).parent / "data"
@@ -33,6 +34,9 @@ class Harness:
         # Dates in the app are the learner's: pin the zone so runs on any machine look the same.
         store = open_store(self.location, clock=self.clock)
         store.save_settings(Settings(timezone="UTC"))
+        # New cards in bank order, so that tests can walk the sample deck card by card; the
+        # default order (interleaved, random within a deck) has tests of its own.
+        store.save_preset(Preset(new_gather_order="deck", new_sort_order="gathered"))
         store.close()
 
     def app(self, screen: str = "home", deck_ids=(), *, decks: list[Path] | None = None, config: str | None = None,

@@ -80,7 +80,7 @@ class HomeScreen(AppScreen):
         selected = self.selected_deck()
         table.clear()
         for row in rows:
-            seen = row.items - row.new
+            seen = row.items - row.unseen
             table.add_row(
                 Text(row.title),
                 Text(str(row.new), style="blue" if row.new else "dim"),
@@ -118,7 +118,7 @@ class HomeScreen(AppScreen):
         text = Text("Curriculum\n", style="bold")
         for number, track in enumerate(tracks, 1):
             text += Text(f" {number}. {track['title']:<32} ")
-            text += progress_bar(track["mastered"], track["items"])
+            text += progress_bar(track["mastered_facts"], track["facts"])
             text += Text(f" of {track['target']:.0%} mastered · ")
             text += Text(track["status"], style=TRACK_STYLES.get(track["status"], ""))
             if track["deadline"] and track["status"] != "done":

@@ -147,7 +147,7 @@ class ReviewScreen(AppScreen):
             self.query_one("#reveal-hint", Static).update(f"{shown.key} is no longer in its deck; press - to bury it.")
             return
         view.show(Face(shown.item, shown.queue, self.revealed, self.chosen, self.typed, self.check,
-                       self.explanation, shown.flag_note), new_card=new_card)
+                       self.explanation, shown.flag_note, shown.choices), new_card=new_card)
         hint = self.query_one("#reveal-hint", Static)
         bar = self.query_one(GradeBar)
         hint.display = not self.revealed
@@ -157,7 +157,7 @@ class ReviewScreen(AppScreen):
             extra = ""
             if card.type == "truefalse":
                 extra = f"  ·  or {self._key('review.grade-again')} True, {self._key('review.grade-hard')} False"
-            elif render.options(card):
+            elif shown.choices.options:
                 extra = "  ·  or pick an option by its number"
             elif card.type in TYPABLE:
                 extra = f"  ·  {self._key('review.type-answer')}: type the answer"
@@ -230,12 +230,11 @@ class ReviewScreen(AppScreen):
 
     def action_choose(self, number: int) -> None:
         assert self.shown is not None and self.shown.item is not None
-        card = self.shown.item.card
-        options = render.options(card)
-        if self.revealed or not 1 <= int(number) <= len(options):
+        choices = self.shown.choices
+        if self.revealed or not 1 <= int(number) <= len(choices.options):
             return
         self.chosen = int(number) - 1
-        self.proposed = GOOD if self.chosen == render.correct_option(card) else AGAIN
+        self.proposed = GOOD if self.chosen == choices.correct else AGAIN
         self._reveal()
 
     def action_type_answer(self) -> None:
@@ -243,7 +242,7 @@ class ReviewScreen(AppScreen):
         if card is None or self.revealed or self._typing():
             return
         if card.type not in TYPABLE:
-            self.notify("Pick an option by its number instead." if render.options(card)
+            self.notify("Pick an option by its number instead." if self.shown and self.shown.choices.options
                         else "This card has no answer to type.", timeout=3)
             return
         typed = self.query_one("#review-typed", Input)

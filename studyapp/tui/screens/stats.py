@@ -54,6 +54,7 @@ class StatsScreen(AppScreen):
                     "forecast": overview.forecast(30),
                     "reviews": overview.reviews_per_day(30),
                     "retention": overview.retention(30),
+                    "spans": overview.retention_spans(),
                     "decks": overview.deck_progress(),
                     "leeches": overview.leeches(),
                 }
@@ -71,17 +72,21 @@ class StatsScreen(AppScreen):
             [d.count for d in reviews], (reviews[0].day.strftime("%m-%d"), "", "today") if reviews else ("", "", ""))
         answered = sum(d.count for d in reviews)
         again = sum(d.again for d in reviews)
+        spans = figures["spans"]
+        month = spans["month"]
         if actual is None:
-            retention = Content.assemble(("Retention ", "bold"),
-                                         f"no reviews of mature items in the last 30 days; target {desired:.0%}")
+            retention = Content.assemble(("True retention ", "bold"),
+                                         f"- in 30 days: no reviews of items with an interval of a day or more "
+                                         f"(target {desired:.0%})")
         else:
             style = "$success" if actual >= desired else "$warning"
             gap = actual - desired
-            retention = Content.assemble(("Retention ", "bold"), (f"{actual:.1%}", f"bold {style}"),
-                                         f" of review answers were not Again (target {desired:.0%}, "
-                                         f"{gap:+.1%})")
+            retention = Content.assemble(("True retention ", "bold"), (f"{actual:.1%}", f"bold {style}"),
+                                         f" in 30 days (target {desired:.0%}, {gap:+.1%}; young {_pct(month.young)}, "
+                                         f"mature {_pct(month.mature)})")
+        periods = " ".join(f"{name} {_pct(spans[name].rate)}" for name in ("day", "week", "month", "year"))
         summary = Content.assemble(retention, "\n", ("Last 30 days ", "bold"),
-                                   f"{answered} answers, {again} Again")
+                                   f"{answered} answers, {again} Again · retention by span: {periods}")
         self.query_one("#stats-retention", Static).update(summary)
         table = self.query_one("#stats-decks", DataTable)
         table.clear()
@@ -89,7 +94,7 @@ class StatsScreen(AppScreen):
             table.add_row(Text(row.title), str(row.items), str(row.new), str(row.learning), str(row.review),
                           str(row.due), str(row.reviews),
                           "-" if row.retention is None else f"{row.retention:.0%}",
-                          progress_bar(row.items - row.new, row.items, 10), key=row.deck_id)
+                          progress_bar(row.items - row.unseen, row.items, 10), key=row.deck_id)
         table.styles.height = len(figures["decks"]) + 1
         leeches = figures["leeches"]
         if not leeches:
@@ -107,3 +112,7 @@ class StatsScreen(AppScreen):
 
     def action_leave(self) -> None:
         self.app.pop_screen()
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"

@@ -61,23 +61,6 @@ def cloze(card: Card, variant: str, *, revealed: bool) -> Content:
     return Content.assemble(*parts)
 
 
-def options(card: Card) -> tuple[str, ...]:
-    """What a learner chooses from: a choice card's options, or True/False."""
-    if card.type == "choice":
-        return card.choices
-    if card.type == "truefalse":
-        return ("True", "False")
-    return ()
-
-
-def correct_option(card: Card) -> int | None:
-    if card.type == "choice":
-        return card.choices.index(card.answer) if card.answer in card.choices else None
-    if card.type == "truefalse":
-        return 0 if card.answer else 1
-    return None
-
-
 def option_line(index: int, text: str, *, revealed: bool, correct: bool, chosen: bool) -> Content:
     mark = "  "
     style = ""

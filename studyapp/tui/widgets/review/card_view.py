@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Rule, Static
 
+from ....core.choices import ShownChoices
 from ....core.matching import MatchResult
 from ....core.models import Item
 from ..cards import render
@@ -35,6 +36,8 @@ class Face:
     check: MatchResult | None = None
     explanation: bool = False
     flag_note: str | None = None
+    # The options in the order shown (the session shuffles a choice card's).
+    choices: ShownChoices = ShownChoices((), None)
 
 
 def front(face: Face) -> Content:
@@ -42,10 +45,10 @@ def front(face: Face) -> Content:
     kind = {"reverse": f"reverse ({variant})", "cloze": f"cloze {variant}"}.get(card.type, KIND_NAMES.get(card.type, card.type))
     lines = [render.plain(f"{face.item.deck_id} · {kind} · {face.queue}", render.MUTED),
              render.question(card, variant)]
-    options = render.options(card)
+    options = face.choices.options
     if options:
         lines.append(Content(""))
-        correct = render.correct_option(card)
+        correct = face.choices.correct
         for i, text in enumerate(options):
             lines.append(render.option_line(i, text, revealed=face.revealed, correct=i == correct,
                                             chosen=i == face.chosen))
@@ -71,7 +74,7 @@ def back(face: Face) -> Content:
             lines.append(Content.assemble(("Difference: ", "bold"), render.diff(check.diff)))
         blocks.append(Content("\n").join(lines))
     elif face.chosen is not None:
-        right = render.correct_option(card) == face.chosen
+        right = face.choices.correct == face.chosen
         blocks.append(render.plain("✓ Right" if right else "✗ Not quite", render.RIGHT if right else render.WRONG))
     return Content("\n\n").join(blocks)
 
