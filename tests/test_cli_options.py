@@ -182,7 +182,7 @@ def test_the_terminal_ui_uses_the_options_in_either_position(world, name):
                 f"{' '.join(shlex.quote(a) for a in argv)}; echo $? > {shlex.quote(str(status))}")
         tmux = Tmux()
         try:
-            tmux.start(f"sh -c {shlex.quote(line)}")
+            tmux.start(f"sh -c {shlex.quote(line)}", world["cwd"])
             tmux.wait(lambda text: ready in text, f"{name} to open")
             for key in keys:
                 before = tmux.screen()

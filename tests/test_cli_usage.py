@@ -107,7 +107,7 @@ def test_quiz_says_when_the_decks_have_fewer_questions_than_asked(env, tmp_path)
     tmux = Tmux(120, 35)
     try:
         tmux.start(f"env -i {inner} {shlex.quote(sys.executable)} -m studyapp quiz tiny -n 10 --mode choice "
-                   f"--decks {shlex.quote(str(folder / 'decks'))}")
+                   f"--decks {shlex.quote(str(folder / 'decks'))}", tmp_path)
         screen = tmux.wait(lambda text: "question 1 of 1" in text and "fewer than" in text, "the quiz and its notice")
         assert "tiny has 1 choice question, fewer than the 10 asked for: the quiz has 1." in " ".join(screen.replace("▌", " ").split())
     finally:

@@ -25,8 +25,9 @@ class Tmux:
             raise AssertionError(f"tmux {' '.join(args)} failed: {result.stderr.strip()}")
         return result.stdout
 
-    def start(self, command: str) -> None:
-        self.run("new-session", "-d", "-s", self.target, "-x", str(self.width), "-y", str(self.height), command)
+    def start(self, command: str, cwd) -> None:
+        """``cwd`` explicitly: a decks/ folder in the working directory is one the app reads."""
+        self.run("new-session", "-d", "-s", self.target, "-c", str(cwd), "-x", str(self.width), "-y", str(self.height), command)
         # Keep the pane after the program exits, to read the screen it left.
         self.run("set-option", "-t", self.target, "remain-on-exit", "on")
 

@@ -36,7 +36,7 @@ def test_study_three_cards_in_a_real_terminal_then_stats_counts_them(tmp_path):
     command = f"sh -c {shlex.quote(f'{study}; echo $? > {shlex.quote(str(status_file))}')}"
     tmux = Tmux()
     try:
-        tmux.start(command)
+        tmux.start(command, tmp_path)
         question = lambda text: "Space: show the answer" in text and "Again ·" not in text  # noqa: E731
         tmux.wait(question, "the first card")
         for number in range(1, 4):
