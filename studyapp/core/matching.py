@@ -1,8 +1,10 @@
 """Checking a typed answer leniently, the way a fair examiner would.
 
-Case, spacing, punctuation and full-width/half-width forms never matter; the card's
-``accept`` list gives other right answers; a small typo in a longer answer is forgiven,
-but never in a number ("36" is not "63").
+Case, spacing, punctuation (Western or Chinese) and full-width/half-width forms never
+matter (NFKC folds the widths); the card's back in any of its languages and its ``accept``
+list are right answers; a small typo in a longer answer is forgiven, but never in a number
+("36" is not "63"). Chinese has no word boundaries: spaces never matter in it and its typo
+allowance is counted in characters.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .models import BACKWARD, Card
+from .models import BACKWARD, CLOZE_RE, Card
 
 AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
@@ -49,15 +51,50 @@ def normalise(text: str) -> str:
 
 
 def expected_answers(card: Card, variant: str = "main") -> list[str]:
-    """The answers a typed reply may match: the back (or the front, for a reverse card's backward side) and `accept`."""
-    if card.type == "reverse" and variant == BACKWARD:
-        return [card.front]
-    if card.type in ("basic", "reverse"):
-        return [card.back, *card.accept]
-    return [card.answer_text]
+    """The answers a typed reply may match, the one to show first: in each of the card's languages, the back
+    (the front, for a reverse card's backward side; a cloze variant's deletion), then `accept`."""
+    return [text for text, _ in _candidates(card, variant)]
 
 
-def allowed_typos(length: int) -> int:
+def _candidates(card: Card, variant: str) -> list[tuple[str, bool]]:
+    """(answer, whether it is the card's own answer rather than an `accept` entry), without repeats."""
+    answers: list[tuple[str, bool]] = []
+    accepted: list[tuple[str, bool]] = []
+    for wording in card.wordings():
+        if card.type == "reverse" and variant == BACKWARD:
+            answers.append((wording.front, True))
+        elif card.type in ("basic", "reverse"):
+            answers.append((wording.back, True))
+            accepted.extend((text, False) for text in wording.accept)
+        elif card.type == "cloze":
+            answers.append((cloze_deletion(wording.text, variant), True))
+        elif card.type == "truefalse":
+            answers.append(("True" if wording.answer else "False", True))
+        else:
+            answers.append((str(wording.answer), True))
+    seen: set[str] = set()
+    out = []
+    for text, own in answers + accepted:
+        if text and text not in seen:
+            seen.add(text)
+            out.append((text, own))
+    return out
+
+
+def cloze_deletion(text: str, variant: str) -> str:
+    """What a cloze variant hides (its deletions joined, if the number is used twice); every deletion for "main"."""
+    number = int(variant[1:]) if variant.startswith("c") and variant[1:].isdigit() else None
+    return ", ".join(m.group(2) for m in CLOZE_RE.finditer(text) if number is None or int(m.group(1)) == number)
+
+
+def allowed_typos(length: int, cjk: bool = False) -> int:
+    """Typos forgiven in an answer of ``length`` characters.
+
+    A Chinese character carries about what a short word does, so CJK answers get one typo
+    from 4 characters and two from 8; Latin text one from 5 letters and two from 12.
+    """
+    if cjk:
+        return 0 if length < 4 else 1 if length < 8 else 2
     if length < 5:
         return 0
     if length < 12:
@@ -65,24 +102,31 @@ def allowed_typos(length: int) -> int:
     return 2
 
 
+def has_cjk(text: str) -> bool:
+    return bool(_CJK_RE.search(text))
+
+
 def check_typed(given: str, card: Card, variant: str = "main") -> MatchResult:
-    candidates = expected_answers(card, variant)
-    primary = candidates[0]
+    candidates = _candidates(card, variant)
+    primary = candidates[0][0] if candidates else ""
     given_n = normalise(given)
     if not given_n:
         return MatchResult(False, primary, _diff(given, primary), "no answer given", primary)
-    best: tuple[int, str] | None = None
-    for candidate in candidates:
+    best: tuple[int, str, int] | None = None
+    for candidate, own in candidates:
         candidate_n = normalise(candidate)
         if given_n == candidate_n or given_n.replace(" ", "") == candidate_n.replace(" ", ""):
-            return MatchResult(True, primary, _diff(given, candidate), "exact" if candidate == primary else "accepted answer",
-                               candidate)
-        distance = _distance(given_n, candidate_n)
-        if best is None or distance < best[0]:
-            best = (distance, candidate)
-    distance, closest = best
-    closest_n = normalise(closest)
-    if _digits(given_n) == _digits(closest_n) and distance <= allowed_typos(len(closest_n)):
+            reason = "exact" if candidate == primary else ("in another language" if own else "accepted answer")
+            return MatchResult(True, primary, _diff(given, candidate), reason, candidate)
+        # Chinese has no spaces between words: where the answer has CJK, spaces never count as typos.
+        cjk = has_cjk(candidate_n)
+        a, b = (given_n.replace(" ", ""), candidate_n.replace(" ", "")) if cjk else (given_n, candidate_n)
+        distance = _distance(a, b)
+        allowance = allowed_typos(len(b), cjk) if _digits(given_n) == _digits(candidate_n) else 0
+        if best is None or distance - allowance < best[0] - best[2]:
+            best = (distance, candidate, allowance)
+    distance, closest, allowance = best
+    if 0 < distance <= allowance:
         return MatchResult(True, primary, _diff(given, closest), f"accepted with {distance} typo{'s' if distance > 1 else ''}",
                            closest)
     return MatchResult(False, primary, _diff(given, closest), "does not match", closest)
@@ -113,6 +157,7 @@ def _distance(a: str, b: str) -> int:
 NEAR_RATIO = 0.5
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|\\s+|[^\\w\\s]")
+_CJK_RE = re.compile(f"[{_CJK}]")
 
 
 def _fold(text: str) -> str:
