@@ -40,6 +40,7 @@ class StderrProgress:
 
 
 def run_export(context, args) -> int:
+    from ..core.language import localize_all
     from ..export.anki import export_anki
 
     if args.format != "anki":
@@ -52,6 +53,8 @@ def run_export(context, args) -> int:
     catalog = context.catalog()
     decks = catalog.select(args.deck_ids)
     _refuse_failing_decks(catalog, decks, named=bool(args.deck_ids))
+    # Only the texts change with the language: note ids come from deck and card ids alone.
+    decks = localize_all(decks, context.lang)
     result = export_anki(decks, output, home=context.home, progress=StderrProgress(sys.stderr))
     for label, old, new in result.kind_changes:
         print(f"studyapp: warning: card {label} changed from {old} to {new}; Anki will not change the type of a "

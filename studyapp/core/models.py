@@ -80,6 +80,8 @@ class Card:
     # the deck's languages (empty for schema 1, whose texts have no language).
     language: str = ""
     texts: dict[str, CardText] = field(default_factory=dict, compare=False, hash=False)
+    # The learner chose both languages: this one is shown dimmed under each text ("" otherwise).
+    second_language: str = ""
     # Where each field starts in the file, for messages that point at it.
     field_positions: dict[str, Position] = field(default_factory=dict, compare=False, hash=False)
 
@@ -121,7 +123,14 @@ class Card:
         wording = self.texts.get(language)
         if wording is None or language == self.language:
             return self
-        return replace(self, language=language, **{name: getattr(wording, name) for name in TEXT_FIELDS})
+        return replace(self, language=language, second_language="", **{name: getattr(wording, name) for name in TEXT_FIELDS})
+
+    @property
+    def second(self) -> Card | None:
+        """The card worded in its second language, when the learner chose to see both."""
+        if not self.second_language or self.second_language not in self.texts:
+            return None
+        return self.in_language(self.second_language)
 
     def wordings(self) -> list[Card | CardText]:
         """The card's wording in every language it has, the shown one (the card itself) first.

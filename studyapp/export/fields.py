@@ -104,13 +104,28 @@ if FIELDS != ("Question", "Answer", "Explanation", "Source", "Document", "Id", "
 
 
 def fields_for(card: Card, deck_id: str, document_html: str) -> list[str]:
-    """``note_fields`` with the document title already escaped: the export's per-note hot path."""
-    question, answer = _question_answer(card)
+    """``note_fields`` with the document title already escaped: the export's per-note hot path.
+
+    A card whose learner chose both languages carries its second-language wording too, in a
+    ``second`` block under each text (choice options: beside each option).
+    """
+    second = card.second
+    if second is None:
+        question, answer = _question_answer(card)
+        explanation = plain(card.explanation)
+    elif card.type == "choice":
+        question, answer = _choice(card, second)
+        explanation = _with_second(plain(card.explanation), plain(second.explanation))
+    else:
+        question, answer = _question_answer(card)
+        other_question, other_answer = _question_answer(second)
+        question, answer = _with_second(question, other_question), _with_second(answer, other_answer)
+        explanation = _with_second(plain(card.explanation), plain(second.explanation))
     source = card.source
     return [
         question,
         answer,
-        plain(card.explanation),
+        explanation,
         plain(source[0]) if len(source) == 1 else "<br>".join([plain(quote) for quote in source]),
         document_html,
         plain(f"{deck_id}/{card.id}"),
@@ -129,14 +144,31 @@ def _question_answer(card: Card) -> tuple[str, str]:
     return plain(card.front), plain(card.back)
 
 
-def _choice(card: Card) -> tuple[str, str]:
-    options = "".join(f"<li>{plain(choice)}</li>" for choice in card.choices)
-    question = f'{plain(card.front)}<ol class="choices" type="A">{options}</ol>'
+def _with_second(main: str, other: str) -> str:
+    """``main``, and under it the second language's wording when there is one that differs."""
+    if not other or other == main:
+        return main
+    return f'{main}<div class="second">{other}</div>'
+
+
+def _beside(main: str, other: str) -> str:
+    return main if not other or other == main else f'{main} <span class="second">{other}</span>'
+
+
+def _choice(card: Card, second: Card | None = None) -> tuple[str, str]:
+    # The second language's options are in the same order as the shown ones (one list, two wordings).
+    seconds = second.choices if second is not None else ("",) * len(card.choices)
+    options = "".join(f"<li>{_beside(plain(choice), plain(other))}</li>" for choice, other in zip(card.choices, seconds))
+    front = _with_second(plain(card.front), plain(second.front)) if second is not None else plain(card.front)
+    question = f'{front}<ol class="choices" type="A">{options}</ol>'
     letter = {choice: LETTERS[i] for i, choice in enumerate(card.choices)}
+    other_of = dict(zip(card.choices, seconds))
     correct = str(card.answer)
-    answer = f'<div class="correct">{letter.get(correct, "")}. {plain(correct)}</div>'
+    answer = f'<div class="correct">{letter.get(correct, "")}. {_beside(plain(correct), plain(other_of.get(correct, "")))}</div>'
+    other_feedback = second.feedback if second is not None else {}
     feedback = [
-        f'<li><span class="option">{letter[choice]}. {plain(choice)}</span>: {plain(card.feedback[choice])}</li>'
+        f'<li><span class="option">{letter[choice]}. {plain(choice)}</span>: '
+        f'{_with_second(plain(card.feedback[choice]), plain(other_feedback.get(other_of[choice], "")))}</li>'
         for choice in card.choices if choice in card.feedback and choice != correct
     ]
     if feedback:

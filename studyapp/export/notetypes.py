@@ -88,6 +88,7 @@ ul.feedback .option { color: var(--sa-bad); font-weight: 600; }
 .source { font-size: 0.8em; color: var(--sa-muted); border-left: 3px solid var(--sa-rule); padding-left: 0.75em; margin-top: 1em; }
 .source .document { font-style: italic; margin-top: 0.25em; }
 .card-id { font-size: 0.65em; color: var(--sa-muted); margin-top: 1em; font-family: ui-monospace, monospace; }
+.second { color: var(--sa-muted); font-weight: normal; font-size: 0.9em; }
 """
 
 
