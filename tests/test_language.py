@@ -104,3 +104,17 @@ def test_export_takes_lang_and_the_environment_and_keeps_the_guids(deck_folder, 
     monkeypatch.setenv("STUDYAPP_LANG", "klingon")
     assert main(["export", "anki", "demo", "--decks", str(deck_folder), "-o", str(tmp_path / "bad.apkg")]) == 2
     assert "STUDYAPP_LANG='klingon': use zh, en or both" in capsys.readouterr().err
+
+
+def test_every_language_of_a_card_is_escaped_for_the_terminal():
+    from studyapp.core.models import Card, CardText
+    from studyapp.core.terminal_text import visible_deck
+
+    hostile = "Why?\x1b]0;pwned\x07"
+    texts = {"zh": CardText(front="为什么？", back="甲"), "en": CardText(front=hostile, back="alpha\x1b[2J")}
+    card = Card(id="a", type="basic", source=("alpha",), front="为什么？", back="甲", language="zh", texts=texts)
+    deck = Deck("d", "D", None, None, (card,), languages=("zh", "en"), language="zh")
+    for shown in (visible_deck(localize(deck, "en")).cards[0], visible_deck(localize(deck, "both")).cards[0].second):
+        assert "\x1b" not in shown.front + shown.back and "\x07" not in shown.front
+        assert shown.front.startswith("Why?") and "\\x1b" in shown.front
+    assert visible_deck(localize(deck, "zh")).cards[0].front == "为什么？"

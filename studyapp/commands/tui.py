@@ -65,8 +65,13 @@ def _run(context, **start) -> int:
     from ..tui.config import load_config
     from ..tui.services import Services
 
-    services = Services(context.location, catalog=context._catalog)
-    app = StudyApp(services, load_config(context.home), Start(**start))
+    from ..core.language import chosen_language
+
+    config = load_config(context.home)
+    # --lang and STUDYAPP_LANG (already in the context) win over the Settings choice.
+    language = chosen_language(context.lang, {}, config.lang)
+    services = Services(context.location, catalog=context._catalog, language=language)
+    app = StudyApp(services, config, Start(**start))
     try:
         app.run()
     finally:

@@ -81,18 +81,25 @@ def _visible_card(card):
     def texts(values):
         return tuple(visible(v) for v in values)
 
-    answer = visible(card.answer) if isinstance(card.answer, str) else card.answer
-    return replace(card, front=visible(card.front), back=visible(card.back), text=visible(card.text),
-                   statement=visible(card.statement), choices=texts(card.choices), answer=answer,
-                   feedback={visible(k): visible(v) for k, v in card.feedback.items()}, accept=texts(card.accept),
-                   explanation=visible(card.explanation), source=texts(card.source), tags=texts(card.tags))
+    def wording(w):
+        answer = visible(w.answer) if isinstance(w.answer, str) else w.answer
+        return dict(front=visible(w.front), back=visible(w.back), text=visible(w.text),
+                    statement=visible(w.statement), choices=texts(w.choices), answer=answer,
+                    feedback={visible(k): visible(v) for k, v in w.feedback.items()}, accept=texts(w.accept),
+                    explanation=visible(w.explanation))
+
+    # A bilingual card's other languages (shown when the learner picks them, or both) are texts too.
+    other_languages = {language: replace(w, **wording(w)) for language, w in card.texts.items()}
+    return replace(card, **wording(card), source=texts(card.source), tags=texts(card.tags), texts=other_languages)
 
 
 def _card_is_safe(card) -> bool:
-    fields = [card.front, card.back, card.text, card.statement, card.explanation, *card.choices, *card.accept,
-              *card.source, *card.tags, *card.feedback.keys(), *card.feedback.values()]
-    if isinstance(card.answer, str):
-        fields.append(card.answer)
+    fields = [*card.source, *card.tags]
+    for w in (card, *card.texts.values()):
+        fields += [w.front, w.back, w.text, w.statement, w.explanation, *w.choices, *w.accept,
+                   *w.feedback.keys(), *w.feedback.values()]
+        if isinstance(w.answer, str):
+            fields.append(w.answer)
     return not any(UNSAFE_RE.search(f) for f in fields)
 
 

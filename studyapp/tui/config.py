@@ -4,6 +4,7 @@ Scheduling settings (retention, limits, rollover hour) live with the learner's p
 in the store; this file holds what only the terminal app cares about::
 
     theme = "textual-dark"
+    lang = "both"           # zh, en, both, or primary (each deck's own); --lang and STUDYAPP_LANG win
 
     [keys]
     "review.reveal" = "space,enter"
@@ -19,6 +20,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.language import LANGUAGE_CHOICES, PRIMARY
 from .keymap import BY_ID
 
 DEFAULT_THEME = "textual-dark"
@@ -29,6 +31,7 @@ CONFIG_NAME = "config.toml"
 class UIConfig:
     path: Path
     theme: str = DEFAULT_THEME
+    lang: str = PRIMARY
     keys: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -54,8 +57,14 @@ def load_config(home: Path) -> UIConfig:
         config.warnings.append(f"{path}: warning: not valid TOML: {error}; using the defaults")
         return config
     for name in data:
-        if name not in ("theme", "keys"):
-            config.warnings.append(f"{path}: warning: unknown setting {name!r}; known: theme, [keys]")
+        if name not in ("theme", "lang", "keys"):
+            config.warnings.append(f"{path}: warning: unknown setting {name!r}; known: theme, lang, [keys]")
+    lang = data.get("lang", PRIMARY)
+    if lang in (*LANGUAGE_CHOICES, PRIMARY):
+        config.lang = lang
+    else:
+        config.warnings.append(f"{path}: warning: lang must be one of {', '.join((*LANGUAGE_CHOICES, PRIMARY))}, "
+                               f"not {lang!r}; showing each deck in its primary language")
     theme = data.get("theme", DEFAULT_THEME)
     if isinstance(theme, str) and theme:
         config.theme = theme
@@ -80,14 +89,23 @@ def load_config(home: Path) -> UIConfig:
 def save_theme(config: UIConfig, theme: str) -> None:
     """Write the theme into the file, keeping everything else in it as it was."""
     config.theme = theme
-    path = config.path
+    _save_setting(config.path, "theme", theme)
+
+
+def save_lang(config: UIConfig, lang: str) -> None:
+    """Write the language choice into the file, keeping everything else in it as it was."""
+    config.lang = lang
+    _save_setting(config.path, "lang", lang)
+
+
+def _save_setting(path: Path, name: str, value: str) -> None:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         lines = []
-    line = f"theme = {_toml_string(theme)}"
+    line = f"{name} = {_toml_string(value)}"
     for index, existing in enumerate(lines):
-        if existing.split("=", 1)[0].strip() == "theme" and not existing.lstrip().startswith("#"):
+        if existing.split("=", 1)[0].strip() == name and not existing.lstrip().startswith("#"):
             lines[index] = line
             break
         if existing.lstrip().startswith("["):

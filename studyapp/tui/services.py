@@ -38,11 +38,15 @@ def _shown_on_a_terminal(catalog: Catalog) -> Catalog:
 
 class Services:
     def __init__(self, location: Location, *, clock: Clock | None = None,
-                 deck_paths: Sequence[Path] | None = None, catalog: Catalog | None = None) -> None:
+                 deck_paths: Sequence[Path] | None = None, catalog: Catalog | None = None,
+                 language: str | None = None) -> None:
         """Decks come from the location's folders and the bundled ones (as ``discover`` finds them);
         ``deck_paths`` instead loads exactly these files or folders, and ``catalog`` uses decks
-        already loaded (by the command line, tests, benchmarks)."""
+        already loaded (by the command line, tests, benchmarks). ``language`` is the learner's
+        choice (zh, en, both; None: each deck's primary)."""
         self.location = location
+        self.language = language
+        self._shown: Catalog | None = None
         self.clock: Clock = clock or SystemClock()
         self._deck_paths = list(deck_paths) if deck_paths is not None else None
         self._catalog: Catalog | None = catalog
@@ -54,7 +58,7 @@ class Services:
     # ------------------------------------------------------------ decks
 
     def catalog(self) -> Catalog:
-        """Every deck that loaded, plus what failed (blocking: call from a worker)."""
+        """Every deck that loaded, in the learner's language, plus what failed (blocking: call from a worker)."""
         with self._catalog_lock:
             if self._catalog is None:
                 if self._deck_paths is not None:
@@ -63,13 +67,26 @@ class Services:
                     # The same cache as the command line's: unchanged decks are not parsed again.
                     self._catalog = discover(self.location.deck_dirs,
                                              cache_file=self.location.home / "cache" / "decks.pickle")
-                self._catalog = _shown_on_a_terminal(self._catalog)
-            return self._catalog
+            if self._shown is None:
+                from dataclasses import replace
+
+                from ..core.language import localize_all
+
+                shown = replace(self._catalog, decks=localize_all(self._catalog.decks, self.language))
+                self._shown = _shown_on_a_terminal(shown)
+            return self._shown
 
     @property
     def loaded_catalog(self) -> Catalog | None:
         """The catalog if it has been loaded already (never blocks)."""
-        return self._catalog
+        return self._shown
+
+    def set_language(self, language: str | None) -> None:
+        """Show decks in another language from the next session on; progress is per item, so nothing else changes."""
+        with self._catalog_lock, self.lock:
+            self.language = language
+            self._shown = None
+            self._overview = None
 
     def decks(self, deck_ids: Sequence[str] = ()) -> list[Deck]:
         """The decks with these ids (all when none); unknown ids are a usage error (see Catalog.select)."""

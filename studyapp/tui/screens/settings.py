@@ -1,7 +1,7 @@
-"""Settings: desired retention, daily limits, rollover hour and theme; saved and applied at once.
+"""Settings: desired retention, daily limits, rollover hour, theme and language; saved and applied at once.
 
-Scheduling settings are stored with the learner's progress (the store); the theme is the
-app's own, in ``<home>/config.toml``.
+Scheduling settings are stored with the learner's progress (the store); the theme and the
+language are the app's own, in ``<home>/config.toml``.
 
 Enter in a field and Ctrl+S save every valid value and stay; Escape saves every valid value
 and leaves. A value that is not valid is never saved: Enter and Ctrl+S name it under the
@@ -20,7 +20,8 @@ from textual.widgets import Input, Label, Select, Static
 
 from ...core.problems import StudyappError
 from .. import keymap
-from ..config import save_theme
+from ...core.language import PRIMARY
+from ..config import save_lang, save_theme
 from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
@@ -31,6 +32,8 @@ FIELDS = (
     ("reviews_per_day", "Reviews per day", "across all decks", int),
     ("rollover_hour", "Day starts at hour", "0 to 23, local time (Anki: 4)", int),
 )
+LANGUAGES = (("中文 (zh)", "zh"), ("English (en)", "en"), ("Both: 中文, English dimmed", "both"),
+             ("Each deck's own", PRIMARY))
 
 
 class NumberField(Input):
@@ -76,6 +79,10 @@ class SettingsScreen(AppScreen):
                 yield Select([(theme, theme) for theme in themes], value=self.app.theme, allow_blank=False,
                              id="setting-theme")
                 yield Static("saved in config.toml", classes="hint", markup=False)
+            with Horizontal(classes="setting"):
+                yield Label("Language")
+                yield Select(LANGUAGES, value=self.app.services.language or PRIMARY, allow_blank=False, id="setting-lang")
+                yield Static("card texts; progress is kept per card", classes="hint", markup=False)
         yield Static("", id="settings-error", markup=False)
         yield AppFooter()
 
@@ -157,6 +164,14 @@ class SettingsScreen(AppScreen):
                 save_theme(self.app.config, event.value)
             except OSError as error:
                 self._error(f"the theme applies now but was not saved: {error}")
+        if event.select.id == "setting-lang" and isinstance(event.value, str) \
+                and event.value != (self.app.services.language or PRIMARY):
+            self.app.services.set_language(None if event.value == PRIMARY else event.value)
+            try:
+                save_lang(self.app.config, event.value)
+                self.notify("Language saved; it applies from the next session.", timeout=3)
+            except OSError as error:
+                self._error(f"the language applies now but was not saved: {error}")
 
     def action_save(self) -> None:
         self.save()

@@ -1,6 +1,8 @@
 """Card text as Textual ``Content``: never parsed as markup, so "[bold]" shows as typed.
 
-Styles use theme variables ($accent, $success, $error) so every theme colours them.
+Styles use theme variables ($accent, $success, $error) so every theme colours them. When
+the learner chose both languages, each text is followed by its second-language wording,
+dimmed, on the next line (options: on the same line), unless the two are the same.
 """
 
 from __future__ import annotations
@@ -22,8 +24,23 @@ def plain(text: str, style: str = "") -> Content:
     return content.stylize(style) if style else content
 
 
+def with_second(card: Card, main: Content, render_one) -> Content:
+    """``main`` (``render_one(card)``), and under it, dimmed, the same for the card's second language."""
+    second = card.second
+    if second is None:
+        return main
+    other = render_one(second)
+    if other.plain == main.plain:
+        return main
+    return Content("\n").join([main, other.stylize(MUTED)])
+
+
 def question(card: Card, variant: str) -> Content:
     """The side that asks."""
+    return with_second(card, _question(card, variant), lambda c: _question(c, variant))
+
+
+def _question(card: Card, variant: str) -> Content:
     if card.type == "cloze":
         return cloze(card, variant, revealed=False)
     if card.type == "reverse" and variant == BACKWARD:
@@ -33,6 +50,10 @@ def question(card: Card, variant: str) -> Content:
 
 def answer(card: Card, variant: str) -> Content:
     """The side that answers, as the learner should remember it."""
+    return with_second(card, _answer(card, variant), lambda c: _answer(c, variant))
+
+
+def _answer(card: Card, variant: str) -> Content:
     if card.type == "cloze":
         return cloze(card, variant, revealed=True)
     if card.type == "reverse" and variant == BACKWARD:
@@ -40,6 +61,33 @@ def answer(card: Card, variant: str) -> Content:
     if card.type == "truefalse":
         return plain("True" if card.answer else "False", RIGHT)
     return plain(card.answer_text)
+
+
+def explanation(card: Card) -> Content:
+    return with_second(card, plain(card.explanation), lambda c: plain(c.explanation))
+
+
+def feedback(card: Card, option: str) -> str:
+    """Why ``option`` (in the card's shown language) is wrong, where the deck says; "" otherwise."""
+    return card.feedback.get(option, "")
+
+
+def second_feedback(card: Card, option: str) -> str:
+    """The same feedback in the card's second language, when shown and different."""
+    second = card.second
+    if second is None or option not in card.choices:
+        return ""
+    text = second.feedback.get(second.choices[card.choices.index(option)], "")
+    return "" if text == card.feedback.get(option, "") else text
+
+
+def second_option(card: Card, option: str) -> str:
+    """An option's text in the card's second language ("" when not shown, not a choice, or the same)."""
+    second = card.second
+    if second is None or card.type != "choice" or option not in card.choices:
+        return ""
+    text = second.choices[card.choices.index(option)]
+    return "" if text == option else text
 
 
 def cloze(card: Card, variant: str, *, revealed: bool) -> Content:
@@ -61,7 +109,7 @@ def cloze(card: Card, variant: str, *, revealed: bool) -> Content:
     return Content.assemble(*parts)
 
 
-def option_line(index: int, text: str, *, revealed: bool, correct: bool, chosen: bool) -> Content:
+def option_line(index: int, text: str, *, revealed: bool, correct: bool, chosen: bool, second: str = "") -> Content:
     mark = "  "
     style = ""
     if revealed and correct:
@@ -70,7 +118,10 @@ def option_line(index: int, text: str, *, revealed: bool, correct: bool, chosen:
         mark, style = "✗ ", WRONG
     elif chosen:
         mark = "› "
-    return Content.assemble(mark, (f"{index + 1}. ", "bold"), (text, style) if style else text)
+    line = Content.assemble(mark, (f"{index + 1}. ", "bold"), (text, style) if style else text)
+    if second:
+        line = Content.assemble(line, "  ", (second, MUTED))
+    return line
 
 
 def diff(ops: list[tuple[str, str]]) -> Content:

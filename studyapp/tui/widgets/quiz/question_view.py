@@ -20,7 +20,9 @@ class QuestionView(VerticalScroll):
         yield Static(id="quiz-feedback", markup=False)
 
     def show_question(self, question: QuizQuestion) -> None:
-        self.query_one("#quiz-prompt", Static).update(render.plain(question.prompt))
+        card = question.card
+        self.query_one("#quiz-prompt", Static).update(render.with_second(card, render.plain(question.prompt),
+                                                                         lambda c: render.plain(c.question)))
         self._show_options(question, None)
         feedback = self.query_one("#quiz-feedback", Static)
         feedback.update("")
@@ -51,8 +53,11 @@ class QuestionView(VerticalScroll):
             lines.append(Content.assemble(("The statement is ", "bold"), render.answer(card, "main")))
         if answer.feedback:
             lines.append(render.plain(answer.feedback))
+            other = render.second_feedback(card, answer.given)
+            if other:
+                lines.append(render.plain(other, render.MUTED))
         if card.explanation:
-            lines.append(render.plain(card.explanation))
+            lines.append(render.explanation(card))
         feedback = self.query_one("#quiz-feedback", Static)
         feedback.update(Content("\n").join(lines))
         feedback.display = True
@@ -67,7 +72,8 @@ class QuestionView(VerticalScroll):
         if question.kind == "choice":
             correct = question.correct_option
             chosen = question.options.index(answer.given) if answer and answer.given in question.options else None
-            lines = [render.option_line(i, text, revealed=answer is not None, correct=i == correct, chosen=i == chosen)
+            lines = [render.option_line(i, text, revealed=answer is not None, correct=i == correct, chosen=i == chosen,
+                                        second=render.second_option(question.card, text))
                      for i, text in enumerate(question.options)]
         elif question.kind == "truefalse":
             # The same keys as a true/false card in review: 1 True, 2 False.

@@ -51,11 +51,14 @@ def front(face: Face) -> Content:
         correct = face.choices.correct
         for i, text in enumerate(options):
             lines.append(render.option_line(i, text, revealed=face.revealed, correct=i == correct,
-                                            chosen=i == face.chosen))
-            why = card.feedback.get(text) if face.revealed and card.type == "choice" and i != correct else None
+                                            chosen=i == face.chosen, second=render.second_option(card, text)))
+            why = render.feedback(card, text) if face.revealed and card.type == "choice" and i != correct else None
             if why:
                 # Why this option is wrong, where the deck says, right under it.
                 lines.append(Content.assemble("     ", render.plain(why, render.MUTED)))
+                other = render.second_feedback(card, text)
+                if other:
+                    lines.append(Content.assemble("     ", render.plain(other, render.MUTED)))
     return Content("\n").join(lines)
 
 
@@ -100,7 +103,7 @@ class CardView(VerticalScroll):
         wanted = face.explanation or (face.revealed and card.type == "truefalse")
         explanation.display = wanted and bool(card.explanation)
         if explanation.display:
-            explanation.update(render.plain(card.explanation))
+            explanation.update(render.explanation(card))
         notes = self.query_one("#card-notes", Static)
         notes.display = face.flag_note is not None
         if face.flag_note is not None:
