@@ -264,8 +264,17 @@ def test_list_stats_and_report_read_a_read_only_home(tmp_path, can_bind_read_onl
     listing = _read_only_run(home, "list", "--json", scratch=scratch)
     assert listing.returncode == 0, listing.stderr
     row = next(r for r in json.loads(listing.stdout) if r["id"] == deck_id)
-    # New as Anki counts it: the unseen items that today's new-card limit (20 by default) lets through.
-    assert row["new"] == min(row["items"] - 7, 20)
+    # New as Anki counts it, the same as from a writable copy of the home: the unseen items that today's
+    # limit lets through, less the new siblings (related cards) of the seven learning items due now.
+    from studyapp.core.catalog import discover
+    from studyapp.core.settings import resolve
+    from studyapp.store.summary import deck_figures
+
+    writable = tmp_path / "writable"
+    shutil.copytree(home, writable)
+    reference = deck_figures([discover([], cache_file=None).deck(deck_id)], resolve(str(writable), None, None, environ={}))
+    assert (row["new"], row["learning"]) == (reference[deck_id]["new"], reference[deck_id]["learning"]) == (4, 7)
+    assert row["items"] - 7 == 12  # 12 unseen: burying, not the limit, leaves 4 of them for today
 
     report = _read_only_run(home, "report", "--format", "json", scratch=scratch)
     assert report.returncode == 0, report.stderr
