@@ -137,13 +137,6 @@ def diff(ops: list[tuple[str, str]]) -> Content:
     return Content.assemble(*parts)
 
 
-def cloze_answer(card: Card, variant: str) -> str:
-    """The text hidden by this cloze variant (all its deletions, if the number is used twice)."""
-    number = int(variant[1:]) if variant.startswith("c") and variant[1:].isdigit() else 1
-    return ", ".join(m.group(2) for m in CLOZE_RE.finditer(card.text) if int(m.group(1)) == number)
-
-
-
 def hanging(content: Content, indent: int, width: int | None) -> Content:
     """``content`` wrapped to ``width`` cells, every line after the first indented by ``indent``.
 
