@@ -247,3 +247,32 @@ def test_the_command_line_syncs_and_never_shows_a_password(tmp_path, pg):
     (tmp_path / "home" / "config.toml").write_text(f'[sync]\nserver = "{pg.url(ana)}"\n', encoding="utf-8")
     from_config = run_cli(["sync", "--json"], env, cwd=tmp_path)
     assert from_config.returncode == 0, from_config.stderr
+
+
+def test_a_schema_2_database_gets_global_ids_for_its_old_rows(tmp_path):
+    """The upgrade to schema 3 gives every answer and exam already logged an id of its own."""
+    import sqlite3
+
+    from studyapp.store import schema
+
+    store, clock = device(tmp_path, "old")
+    study(store, clock, [GOOD, AGAIN, GOOD])
+    path = store.path
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX review_log_uid")
+    conn.execute("DROP INDEX exam_results_uid")
+    conn.execute("DROP TABLE undone_log")
+    conn.execute("DROP TRIGGER review_log_append_only")
+    conn.execute("ALTER TABLE review_log DROP COLUMN uid")
+    conn.execute("ALTER TABLE exam_results DROP COLUMN uid")
+    conn.execute(schema.APPEND_ONLY_TRIGGER)
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    reopened = open_store(resolve(str(tmp_path / "old"), "default", [], environ={}), clock=clock)
+    uids = local_uids(reopened)
+    assert len(uids) == 3 and len(set(uids)) == 3 and all(len(uid) == 32 for uid in uids)
+    with pytest.raises(sqlite3.IntegrityError):
+        reopened.conn.execute("UPDATE review_log SET rating = 4")  # still append-only after the backfill
+    reopened.close()
