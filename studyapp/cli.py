@@ -20,7 +20,7 @@ from .core.problems import StudyappError
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
-GLOBAL_OPTIONS = ("home", "decks", "profile", "lang")
+GLOBAL_OPTIONS = ("home", "decks", "profile", "lang", "server")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,6 +43,9 @@ def _add_global_options(parser: argparse.ArgumentParser, level: int) -> None:
                        help="the learner whose progress to use (env STUDYAPP_PROFILE)")
     group.add_argument("--lang", metavar="LANG", choices=("zh", "en", "both"), dest=dest("lang"),
                        default=argparse.SUPPRESS, help="zh, en or both, for bilingual decks (env STUDYAPP_LANG)")
+    group.add_argument("--server", metavar="URL", dest=dest("server"), default=argparse.SUPPRESS,
+                       help="the team's PostgreSQL server, postgresql://HOST/DB (env STUDYAPP_SERVER, "
+                            "or [sync] server in config.toml)")
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
@@ -91,6 +94,16 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     report = command("report", "a learner's progress, for onboarding leads")
     report.add_argument("--format", choices=("md", "json"), default="md")
     report.add_argument("--merge", nargs="+", metavar="FILE", help="merge several learners' JSON reports into a team table")
+    sync = command("sync", "this profile's reviews to and from the team server")
+    sync.add_argument("--json", action="store_true")
+
+    server = command("server", "set up the team's PostgreSQL server")
+    server_sub = server.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    init = command("init", "create the schema, roles and row-level security (run once, as the database owner)",
+                   level=2, within=server_sub, parent="server")
+    init.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST/DB")
+    init.add_argument("--learner", action="append", metavar="ROLE", help="a learner's login role; repeatable")
+    init.add_argument("--lead", action="append", metavar="ROLE", help="an onboarding lead's role; repeatable")
     return parser, commands
 
 
@@ -99,7 +112,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args, extra = parser.parse_known_args(argv)
     if extra:
         # argparse would print the top-level usage; the command's own says what it takes.
-        name = args.command if args.command != "export" else f"export {getattr(args, 'format', '')}"
+        nested = {"export": "format", "server": "action"}.get(args.command)
+        name = f"{args.command} {getattr(args, nested, '')}" if nested else args.command
         (commands.get(name) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     return args
 
@@ -132,7 +146,7 @@ def build_context(args: argparse.Namespace, environ=None, cwd=None):
     lang = options.get("lang") or environ.get("STUDYAPP_LANG") or None
     if lang is not None and lang not in ("zh", "en", "both"):
         raise StudyappError(f"STUDYAPP_LANG={lang!r}: use zh, en or both", code="usage")
-    return Context(location, lang=lang)
+    return Context(location, lang=lang, server=options.get("server"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 class Context:
     location: Location
     lang: str | None = None  # zh | en | both; None: each deck's primary language
+    server: str | None = None  # --server; the environment and config.toml are read where it is used
     stdout: TextIO = field(default_factory=lambda: sys.stdout)
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
     _catalog: Catalog | None = field(default=None, repr=False)

@@ -305,7 +305,7 @@ def test_a_schema_1_database_is_backed_up_and_migrated_with_a_default_preset(tmp
     conn.commit()
     conn.close()
     store = open_store(location(tmp_path))
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
     assert store.load_presets().presets[DEFAULT_PRESET] == Preset()
     (backup,) = path.parent.glob(f"{path.name}.schema1-*.bak")
     old = sqlite3.connect(backup)

@@ -18,6 +18,8 @@ COMMANDS = {
     "export": ("export", "run_export"),
     "stats": ("stats", "run_stats"),
     "report": ("report", "run_report"),
+    "sync": ("sync", "run_sync"),
+    "server": ("sync", "run_server"),
 }
 
 

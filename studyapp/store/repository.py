@@ -546,8 +546,8 @@ class Store:
         interval = after.interval
         cursor = self.conn.execute(
             "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
-            "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, uid) "
+            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {schema.NEW_UID_SQL})",
             (item_id, kind, rating, time_ms, sched_ms, max(0, int(duration_ms)), before.state, after.state, interval,
              before.interval, after.stability, after.difficulty, after.due_ms, scheduler_id))
         return int(cursor.lastrowid)
@@ -581,6 +581,10 @@ class Store:
                 last = self.conn.execute("SELECT max(id) FROM review_log WHERE item_id = ?", (row.id,)).fetchone()[0]
                 if last != delete_log_id:
                     raise StudyappError("cannot undo: this item was answered again since (in another window?)")
+                # A sync may have carried the answer to the team server already: remember it was undone.
+                self.conn.execute("INSERT OR IGNORE INTO undone_log (uid, time_ms) "
+                                  "SELECT uid, ? FROM review_log WHERE id = ? AND uid IS NOT NULL",
+                                  (self.clock.now_ms(), delete_log_id))
                 self.conn.execute("DELETE FROM review_log WHERE id = ?", (delete_log_id,))
                 self.conn.execute(f"UPDATE items SET {_SET_STATE} WHERE id = ?", (*_state_values(row.state), row.id))
             # Status only otherwise: an answer given meanwhile elsewhere must not be overwritten.
@@ -600,11 +604,27 @@ class Store:
             return [LogEntry(*r) for r in self.conn.execute(f"SELECT {LOG_COLUMNS} FROM review_log ORDER BY id")]
 
     def rebuild_states(self) -> dict[int, ItemState]:
-        """Every logged item's state, recomputed from the review log alone."""
+        """Every logged item's state, recomputed from the review log alone (in the order the
+        answers were committed, which is the order they were applied in)."""
+        return self.replay()
+
+    def replay(self, item_ids: Iterable[int] | None = None, *, merged: bool = False) -> dict[int, ItemState]:
+        """The state of each logged item (of ``item_ids``, or all), recomputed from the log alone.
+
+        ``merged``: the log holds answers from several devices, replayed in the order they were
+        given (time, then their global id), the one order every device agrees on, so that each
+        device's answers count and all of them end in the same state."""
         keys = {row.id: row.key for row in self.all_items()}
+        wanted = None if item_ids is None else set(item_ids)
         schedulers: dict[int, ReviewScheduler] = {}
         states: dict[int, ItemState] = {}
-        for entry in self.log():
+        order = "time_ms, uid" if merged else "id"
+        with self.guarded():
+            entries = [LogEntry(*r) for r in self.conn.execute(
+                f"SELECT {LOG_COLUMNS} FROM review_log ORDER BY {order}")]
+        for entry in entries:
+            if wanted is not None and entry.item_id not in wanted:
+                continue
             state = states.get(entry.item_id, NEW_STATE)
             if entry.kind == "reset":
                 states[entry.item_id] = NEW_STATE
@@ -617,6 +637,12 @@ class Store:
                 scheduler = schedulers[entry.scheduler_id] = ReviewScheduler(self.scheduler_settings(entry.scheduler_id))
             states[entry.item_id] = scheduler.apply(state, keys[entry.item_id], entry.rating, entry.sched_ms).after
         return states
+
+    def write_states(self, states: dict[int, ItemState]) -> None:
+        """Store recomputed states (after a replay), in one transaction."""
+        with self.guarded(), self._write():
+            self.conn.executemany(f"UPDATE items SET {_SET_STATE} WHERE id = ?",
+                                  [(*_state_values(state), item_id) for item_id, state in states.items()])
 
     def stored_states(self) -> dict[int, ItemState]:
         return {row.id: row.state for row in self.all_items()}
@@ -725,8 +751,8 @@ class Store:
         """Store one finished exam (one transaction); the schedule is not touched."""
         with self.guarded(), self._write():
             self.conn.execute(
-                "INSERT INTO exam_results (time_ms, deck_ids, seed, mode, questions, correct, pass_mark, answers) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO exam_results (time_ms, deck_ids, seed, mode, questions, correct, pass_mark, answers, uid) "
+                f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, {schema.NEW_UID_SQL})",
                 (self.clock.now_ms(), json.dumps(list(deck_ids)), seed, mode, questions, correct, pass_mark,
                  json.dumps(list(answers), ensure_ascii=False)))
 

@@ -27,12 +27,17 @@ from typing import Callable, Iterator
 from ..core.problems import StudyappError
 
 APPLICATION_ID = 0x53545544  # "STUD"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 10_000
 # Databases up to this size get a quick_check when opened; bigger ones are checked
 # page by page as they are read (SQLite reports damage then, and we turn it into a message).
 QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024
 SQLITE_MAGIC = b"SQLite format 3\x00"
+
+APPEND_ONLY_TRIGGER = """CREATE TRIGGER review_log_append_only BEFORE UPDATE ON review_log
+BEGIN
+    SELECT RAISE(ABORT, 'the review log is append-only');
+END;"""
 
 SCHEMA_V1 = """
 CREATE TABLE meta (
@@ -106,10 +111,7 @@ CREATE TABLE review_log (
 );
 CREATE INDEX review_log_item ON review_log (item_id, id);
 CREATE INDEX review_log_time ON review_log (time_ms);
-CREATE TRIGGER review_log_append_only BEFORE UPDATE ON review_log
-BEGIN
-    SELECT RAISE(ABORT, 'the review log is append-only');
-END;
+{append_only_trigger}
 
 -- Exams (`studyapp quiz --exam`): kept with the profile, never touching the schedule.
 CREATE TABLE exam_results (
@@ -123,7 +125,7 @@ CREATE TABLE exam_results (
     pass_mark REAL NOT NULL,
     answers TEXT NOT NULL          -- JSON list of {key, kind, given, correct}
 );
-"""
+""".replace("{append_only_trigger}", APPEND_ONLY_TRIGGER)
 
 # Schema 2: deck option presets (named, one per deck; unassigned decks use "Default") and
 # today's limit extensions from custom study ("N more new cards today"), which leave the
@@ -147,6 +149,25 @@ CREATE TABLE limit_extensions (
 ) WITHOUT ROWID;
 """
 
+# Schema 3: what a team server needs to merge the logs of several devices. Every log row and
+# exam result gets a globally unique id when it is written, so an upload is idempotent; an
+# answer undone after it may have left the machine is remembered by its id, so that the server
+# (append-only, like the log) can tell the other devices to leave it out.
+SCHEMA_V3 = """
+ALTER TABLE review_log ADD COLUMN uid TEXT;
+ALTER TABLE exam_results ADD COLUMN uid TEXT;
+CREATE TABLE undone_log (
+    uid TEXT PRIMARY KEY,
+    time_ms INTEGER NOT NULL        -- when the answer was undone
+) WITHOUT ROWID;
+"""
+# After the backfill: unique, so that a row pulled twice cannot be inserted twice.
+SCHEMA_V3_INDEXES = """
+CREATE UNIQUE INDEX review_log_uid ON review_log (uid);
+CREATE UNIQUE INDEX exam_results_uid ON exam_results (uid);
+"""
+NEW_UID_SQL = "lower(hex(randomblob(16)))"
+
 # MIGRATIONS[n] upgrades a database from schema n to n + 1, inside one transaction.
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -162,7 +183,19 @@ def _to_v2(conn: sqlite3.Connection) -> None:
                  (Preset().name, json.dumps(Preset().to_dict(), sort_keys=True)))
 
 
-MIGRATIONS: dict[int, Migration] = {1: _to_v2}
+def _to_v3(conn: sqlite3.Connection) -> None:
+    for statement in _statements(SCHEMA_V3):
+        conn.execute(statement)
+    # The log is append-only: its guard steps aside for the one backfill of the new column.
+    conn.execute("DROP TRIGGER review_log_append_only")
+    conn.execute(f"UPDATE review_log SET uid = {NEW_UID_SQL}")
+    conn.execute(f"UPDATE exam_results SET uid = {NEW_UID_SQL}")
+    conn.execute(APPEND_ONLY_TRIGGER)
+    for statement in _statements(SCHEMA_V3_INDEXES):
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3}
 
 
 # ---------------------------------------------------------------- messages

@@ -1,0 +1,278 @@
+"""Sync against a real PostgreSQL server: row-level security, idempotent uploads, two devices of
+one learner merging offline study, undo after a sync, a newer server schema, a cut connection."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+
+import pytest
+
+from studyapp.core.clock import FakeClock
+from studyapp.core.problems import StudyappError
+from studyapp.core.scheduler import AGAIN, GOOD, HARD
+from studyapp.core.session import ReviewSession
+from studyapp.core.settings import resolve
+from studyapp.store import open_store
+from studyapp.sync.client import sync
+from studyapp.sync.server import init_server
+
+from cli_runner import ROOT, run_cli
+from engine_support import T0, deck
+from pg_server import pg  # noqa: F401  (the fixture)
+
+DECKS = [deck("a", 6)]
+
+
+def device(tmp_path, name: str, start_ms: int = T0, decks=DECKS):
+    """A learner's machine: its own home folder and clock."""
+    clock = FakeClock(start_ms)
+    store = open_store(resolve(str(tmp_path / name), "default", [], environ={}), clock=clock)
+    store.sync(decks)
+    return store, clock
+
+
+def study(store, clock, ratings, decks=DECKS) -> list[str]:
+    session = ReviewSession(store, decks, clock=clock)
+    keys = []
+    for rating in ratings:
+        shown = session.next()
+        assert shown is not None
+        keys.append(shown.key)
+        session.answer(rating, duration_ms=3000)
+        clock.advance(minutes=2)
+    return keys
+
+
+def server_with(pg, *learners: str, leads: tuple[str, ...] = ()):
+    import psycopg
+
+    roles = [pg.role(n) for n in learners]
+    lead_roles = [pg.role(n) for n in leads]
+    with psycopg.connect(pg.owner_url()) as owner:
+        init_server(owner, roles, lead_roles)
+    return roles, lead_roles
+
+
+def server_rows(pg, table: str = "reviews") -> list[tuple]:
+    import psycopg
+
+    with psycopg.connect(pg.owner_url()) as owner:
+        return owner.execute(f"SELECT learner, uid FROM studyapp.{table} ORDER BY seq").fetchall()
+
+
+def local_uids(store) -> list[str]:
+    with store.guarded():
+        return [uid for (uid,) in store.conn.execute("SELECT uid FROM review_log ORDER BY id")]
+
+
+def test_a_learner_reads_and_writes_only_their_own_rows(tmp_path, pg):
+    import psycopg
+
+    (ana, bob), (lead,) = server_with(pg, "ana", "bob", leads=("lead",))
+    store, clock = device(tmp_path, "ana-laptop")
+    study(store, clock, [GOOD, GOOD, AGAIN])
+    assert sync(store, pg.url(ana)).uploaded == 3
+    with psycopg.connect(pg.url(bob)) as conn:
+        assert conn.execute("SELECT count(*) FROM studyapp.reviews").fetchone()[0] == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO studyapp.reviews (uid, learner, item_key, revision, kind, rating, time_ms, "
+                         "sched_ms, duration_ms, state_before, state_after, interval, last_interval, "
+                         "scheduler_version, scheduler_params) VALUES ('forged', %s, 'a/c000/main', 1, 'review', 4, "
+                         "0, 0, 0, 'new', 'review', 1, 0, 'x', '{}')", (ana,))
+    with psycopg.connect(pg.url(ana)) as conn:
+        # the log is append-only on the server as well: not even its owner's role may change a row
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE studyapp.reviews SET rating = 4")
+        conn.rollback()
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("DELETE FROM studyapp.reviews")
+    with psycopg.connect(pg.url(lead)) as conn:
+        assert [r[0] for r in conn.execute("SELECT learner FROM studyapp.reviews")] == [ana] * 3
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("INSERT INTO studyapp.undone (uid, time_ms) VALUES ('x', 0)")
+
+
+def test_syncing_twice_uploads_each_answer_once(tmp_path, pg):
+    (ana,), _ = server_with(pg, "ana")
+    store, clock = device(tmp_path, "laptop")
+    study(store, clock, [GOOD, HARD, GOOD, AGAIN])
+    first = sync(store, pg.url(ana))
+    again = sync(store, pg.url(ana))
+    assert (first.uploaded, first.pulled) == (4, 0)
+    assert (again.uploaded, again.pulled) == (0, 0)
+    assert [uid for _, uid in server_rows(pg)] == local_uids(store)
+    # Forgetting what was uploaded (as if the answer to the last upload was lost) sends them again:
+    # the server keeps one copy of each.
+    with store.guarded():
+        store.conn.execute("DELETE FROM meta WHERE key = 'sync:uploaded_log_id'")
+        store.conn.commit()
+    assert sync(store, pg.url(ana)).uploaded == 4
+    assert len(server_rows(pg)) == 4
+
+
+def test_two_devices_that_studied_offline_end_in_the_same_state(tmp_path, pg):
+    (ana,), _ = server_with(pg, "ana")
+    solo = [deck("solo", 1)]  # one card, so that both devices study the same one
+    laptop, laptop_clock = device(tmp_path, "laptop", decks=solo)
+    desktop, desktop_clock = device(tmp_path, "desktop", T0 + 30_000, decks=solo)
+    laptop_keys = study(laptop, laptop_clock, [GOOD], solo)
+    desktop_keys = study(desktop, desktop_clock, [HARD], solo)
+    assert laptop_keys == desktop_keys  # the same card, studied on both, offline
+    sync(laptop, pg.url(ana))
+    result = sync(desktop, pg.url(ana))
+    assert (result.uploaded, result.pulled) == (1, 1)
+    assert sync(laptop, pg.url(ana)).pulled == 1
+    assert sorted(local_uids(laptop)) == sorted(local_uids(desktop)) and len(local_uids(laptop)) == 2
+    laptop_states = {row.key: row.state for row in laptop.all_items()}
+    desktop_states = {row.key: row.state for row in desktop.all_items()}
+    assert laptop_states == desktop_states
+    # ... and that state is the whole merged history replayed in the order the answers were given
+    shared = next(k for k in laptop_keys if k in desktop_keys)
+    item = next(row for row in laptop.all_items() if row.key == shared)
+    assert item.state.reps == laptop_keys.count(shared) + desktop_keys.count(shared)
+    assert laptop.replay([item.id], merged=True)[item.id] == item.state
+
+
+def test_an_answer_undone_after_a_sync_is_left_out_everywhere(tmp_path, pg):
+    (ana,), _ = server_with(pg, "ana")
+    laptop, clock = device(tmp_path, "laptop")
+    session = ReviewSession(laptop, DECKS, clock=clock)
+    session.next()
+    session.answer(GOOD, duration_ms=1000)
+    shown = session.next()
+    session.answer(AGAIN, duration_ms=1000)
+    sync(laptop, pg.url(ana))
+    assert session.undo() is not None  # the Again, which the server already has
+    sync(laptop, pg.url(ana))
+    desktop, _ = device(tmp_path, "desktop")
+    sync(desktop, pg.url(ana))
+    assert sorted(local_uids(desktop)) == sorted(local_uids(laptop)) and len(local_uids(desktop)) == 1
+    item = next(row for row in desktop.all_items() if row.key == shown.key)
+    assert item.state.reps == 0
+    assert len(server_rows(pg, "undone")) == 1  # nothing is deleted on the server: it is told
+
+
+def test_a_newer_server_schema_is_refused_before_anything_is_written(tmp_path, pg):
+    import psycopg
+
+    (ana,), _ = server_with(pg, "ana")
+    with psycopg.connect(pg.owner_url()) as owner:
+        owner.execute("UPDATE studyapp.meta SET value = '99' WHERE key = 'schema_version'")
+    store, clock = device(tmp_path, "laptop")
+    study(store, clock, [GOOD])
+    with pytest.raises(StudyappError) as raised:
+        sync(store, pg.url(ana))
+    assert "schema is version 99, newer than this studyapp knows" in raised.value.message
+    assert server_rows(pg) == []
+
+
+class CuttingProxy:
+    """A TCP proxy to the server that cuts both directions after ``budget`` bytes from the client:
+    a connection lost in the middle of a sync, on a real socket."""
+
+    def __init__(self, target: tuple[str, int], budget: int) -> None:
+        self.target, self.budget = target, budget
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            sent = [0]
+
+            def pump(src, dst, counted):
+                try:
+                    while data := src.recv(65536):
+                        if counted:
+                            sent[0] += len(data)
+                            if sent[0] > self.budget:
+                                break
+                        dst.sendall(data)
+                except OSError:
+                    pass
+                for s in (src, dst):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+            threading.Thread(target=pump, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=pump, args=(upstream, client, False), daemon=True).start()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_connection_cut_mid_sync_loses_nothing_and_the_next_sync_completes(tmp_path, pg):
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    (ana,), _ = server_with(pg, "ana")
+    store, clock = device(tmp_path, "laptop")
+    study(store, clock, [GOOD] * 6 + [AGAIN] * 6)
+    before = local_uids(store)
+    parts = conninfo_to_dict(pg.url(ana))
+    proxy = CuttingProxy((parts.get("host", "127.0.0.1"), int(parts.get("port", 5432))), budget=2500)
+    try:
+        cut = make_conninfo(**dict(parts, host="127.0.0.1", port=str(proxy.port)))
+        with pytest.raises(StudyappError) as raised:
+            sync(store, cut)
+        assert "stopped" in raised.value.message and "nothing was lost" in raised.value.message
+    finally:
+        proxy.close()
+    assert local_uids(store) == before
+    assert server_rows(pg) == []  # the server's transaction never committed
+    done = sync(store, pg.url(ana))
+    assert done.uploaded == 12 and [uid for _, uid in server_rows(pg)] == before
+
+
+def test_the_command_line_syncs_and_never_shows_a_password(tmp_path, pg):
+    (ana,), _ = server_with(pg, "ana")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STUDYAPP_", "PG"))}
+    env.update(STUDYAPP_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT), HOME=str(tmp_path))
+    done = run_cli(["sync", "--json", "--server", pg.url(ana)], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["learner"] == ana
+    secret = "s3cret-Pa55"
+    refused = run_cli(["sync", "--server", f"postgresql://{ana}:{secret}@127.0.0.1:1/nowhere"], env, cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "cannot reach the team server" in refused.stderr and secret not in refused.stderr + refused.stdout
+    (tmp_path / "home" / "config.toml").write_text(f'[sync]\nserver = "{pg.url(ana)}"\n', encoding="utf-8")
+    from_config = run_cli(["sync", "--json"], env, cwd=tmp_path)
+    assert from_config.returncode == 0, from_config.stderr
+
+
+def test_a_schema_2_database_gets_global_ids_for_its_old_rows(tmp_path):
+    """The upgrade to schema 3 gives every answer and exam already logged an id of its own."""
+    import sqlite3
+
+    from studyapp.store import schema
+
+    store, clock = device(tmp_path, "old")
+    study(store, clock, [GOOD, AGAIN, GOOD])
+    path = store.path
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DROP INDEX review_log_uid")
+    conn.execute("DROP INDEX exam_results_uid")
+    conn.execute("DROP TABLE undone_log")
+    conn.execute("DROP TRIGGER review_log_append_only")
+    conn.execute("ALTER TABLE review_log DROP COLUMN uid")
+    conn.execute("ALTER TABLE exam_results DROP COLUMN uid")
+    conn.execute(schema.APPEND_ONLY_TRIGGER)
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    reopened = open_store(resolve(str(tmp_path / "old"), "default", [], environ={}), clock=clock)
+    uids = local_uids(reopened)
+    assert len(uids) == 3 and len(set(uids)) == 3 and all(len(uid) == 32 for uid in uids)
+    with pytest.raises(sqlite3.IntegrityError):
+        reopened.conn.execute("UPDATE review_log SET rating = 4")  # still append-only after the backfill
+    reopened.close()
