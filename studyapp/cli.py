@@ -94,6 +94,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     report = command("report", "a learner's progress, for onboarding leads")
     report.add_argument("--format", choices=("md", "json"), default="md")
     report.add_argument("--merge", nargs="+", metavar="FILE", help="merge several learners' JSON reports into a team table")
+    report.add_argument("--team", action="store_true", help="the team table from the team server (see --server)")
     sync = command("sync", "this profile's reviews to and from the team server")
     sync.add_argument("--json", action="store_true")
 

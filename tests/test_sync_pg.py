@@ -276,3 +276,34 @@ def test_a_schema_2_database_gets_global_ids_for_its_old_rows(tmp_path):
     with pytest.raises(sqlite3.IntegrityError):
         reopened.conn.execute("UPDATE review_log SET rating = 4")  # still append-only after the backfill
     reopened.close()
+
+
+def test_report_team_reads_everyone_for_a_lead_and_only_oneself_for_a_learner(tmp_path, pg):
+    (ana, bob), (lead,) = server_with(pg, "ana", "bob", leads=("lead",))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STUDYAPP_", "PG"))}
+    env.update(PYTHONPATH=str(ROOT), HOME=str(tmp_path))
+    for role, answers in ((ana, 3), (bob, 1)):
+        home = tmp_path / role
+        run_env = dict(env, STUDYAPP_HOME=str(home))
+        store = open_store(resolve(str(home), "default", [], environ={}))
+        from studyapp.core.catalog import load_paths, bundled_decks_dir
+
+        decks = load_paths([bundled_decks_dir()]).decks[:1]
+        session = ReviewSession(store, decks)
+        for _ in range(answers):
+            session.next()
+            session.answer(GOOD, duration_ms=2000)
+        store.close()
+        done = run_cli(["sync", "--server", pg.url(role)], run_env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    lead_env = dict(env, STUDYAPP_HOME=str(tmp_path / "lead-home"))
+    team = run_cli(["report", "--team", "--format", "json", "--server", pg.url(lead)], lead_env, cwd=tmp_path)
+    assert team.returncode == 0, team.stderr
+    learners = {row["profile"]: row for row in json.loads(team.stdout)["learners"]}
+    assert set(learners) == {ana, bob}
+    assert (learners[ana]["reviews"], learners[bob]["reviews"]) == (3, 1)
+    # A learner's role sees the same table with only themself in it.
+    own = run_cli(["report", "--team", "--format", "json", "--server", pg.url(bob)], lead_env, cwd=tmp_path)
+    assert [row["profile"] for row in json.loads(own.stdout)["learners"]] == [bob]
+    markdown = run_cli(["report", "--team", "--server", pg.url(lead)], lead_env, cwd=tmp_path)
+    assert markdown.returncode == 0 and f"| {ana} |" in markdown.stdout

@@ -10,8 +10,12 @@ from ..core.problems import StudyappError
 
 
 def run_report(context, args) -> int:
+    if args.merge and args.team:
+        raise StudyappError("--merge reads JSON reports and --team reads the server: use one of them", code="usage")
     if args.merge:
         return _merge(args)
+    if args.team:
+        return _team(context, args)
     from ..onboarding.collect import collect_report
 
     report = collect_report(context.location, context.catalog())
@@ -39,3 +43,46 @@ def _merge(args) -> int:
     else:
         print(team_markdown(summary), end="")
     return 1 if result.rejected else 0
+
+
+def _team(context, args) -> int:
+    """Everyone's progress from the team server: the table --merge makes, without collecting files."""
+    from ..core.catalog import deck_dirs
+    from ..core.clock import SystemClock
+    from ..core.curriculum import first_curriculum
+    from ..core.scheduler import Settings, StudyDays, resolve_zone
+    from ..onboarding.merge import MergeResult, team_markdown, team_summary
+    from ..store import open_store
+    from ..sync.client import connect
+    from ..sync.config import server_url
+    from ..sync.team import team_reports
+
+    url = server_url(context.server, context.home)
+    if url is None:
+        raise StudyappError("--team reads the team server: pass --server postgresql://HOST/DB, set STUDYAPP_SERVER, "
+                            "or put server = \"postgresql://HOST/DB\" under [sync] in "
+                            f"{context.home / 'config.toml'}", code="usage")
+    catalog = context.catalog()
+    curriculum, _ = first_curriculum(deck_dirs(context.deck_dirs), {deck.id for deck in catalog.decks})
+    settings = Settings()
+    store = open_store(context.location, readonly=True)
+    if store is not None:
+        with store:
+            settings = store.load_settings()
+    days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+    conn = connect(url)
+    try:
+        from ..sync.server import check_server
+
+        check_server(conn)
+        reports = team_reports(conn, catalog.decks, curriculum, SystemClock().now_ms(), days.day_of, days.date_of)
+    finally:
+        conn.close()
+    if not reports:
+        raise StudyappError("the server holds no learner's progress yet (each learner runs 'studyapp sync')")
+    summary = team_summary(MergeResult(learners=reports))
+    if args.format == "json":
+        print(json.dumps(summary, ensure_ascii=False, indent=2), file=context.stdout)
+    else:
+        print(team_markdown(summary), end="", file=context.stdout)
+    return 0

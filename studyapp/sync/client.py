@@ -85,6 +85,7 @@ def sync(store, url: str) -> SyncResult:
         result = SyncResult(learner)
         _upload(store, conn, result)
         _pull(store, conn, result)
+        _upload_states(store, conn)
         return result
     except psycopg.Error as error:
         detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
@@ -160,6 +161,21 @@ def _upload(store, conn, result: SyncResult) -> None:
     if marks:
         _set_marks(store, marks)
     result.uploaded, result.exams_uploaded = len(rows), len(exams)
+
+
+def _upload_states(store, conn) -> None:
+    """Each studied item's state after the pull's replay, for the team view (which reads states
+    instead of replaying everyone's log). The latest review decides: a device that has not pulled
+    yet never overwrites a newer state."""
+    with store.guarded():
+        states = store.conn.execute("SELECT key, state, stability, reps, last_review_ms FROM items "
+                                    "WHERE last_review_ms IS NOT NULL").fetchall()
+    with conn.transaction(), conn.cursor() as cursor:
+        cursor.executemany(
+            "INSERT INTO studyapp.item_states (item_key, state, stability, reps, last_review_ms) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (learner, item_key) DO UPDATE SET state = excluded.state, "
+            "stability = excluded.stability, reps = excluded.reps, last_review_ms = excluded.last_review_ms "
+            "WHERE studyapp.item_states.last_review_ms <= excluded.last_review_ms", states)
 
 
 # ---------------------------------------------------------------- down

@@ -66,6 +66,15 @@ SCHEMA = [
         note text,
         changed_ms bigint NOT NULL,
         PRIMARY KEY (learner, item_key))""",
+    # Each item's state as its learner's device last computed it, for the team view without a replay.
+    """CREATE TABLE IF NOT EXISTS studyapp.item_states (
+        learner name NOT NULL DEFAULT current_user,
+        item_key text NOT NULL,
+        state text NOT NULL,
+        stability double precision,
+        reps integer NOT NULL,
+        last_review_ms bigint NOT NULL,
+        PRIMARY KEY (learner, item_key))""",
     """CREATE TABLE IF NOT EXISTS studyapp.settings (
         learner name NOT NULL DEFAULT current_user,
         name text NOT NULL,
@@ -75,7 +84,7 @@ SCHEMA = [
 ]
 
 APPEND_ONLY = ("reviews", "undone", "exams")
-LAST_WRITER_WINS = ("flags", "settings")
+LAST_WRITER_WINS = ("flags", "settings", "item_states")
 
 
 def _policies() -> list[str]:
