@@ -307,3 +307,95 @@ def test_report_team_reads_everyone_for_a_lead_and_only_oneself_for_a_learner(tm
     assert [row["profile"] for row in json.loads(own.stdout)["learners"]] == [bob]
     markdown = run_cli(["report", "--team", "--server", pg.url(lead)], lead_env, cwd=tmp_path)
     assert markdown.returncode == 0 and f"| {ana} |" in markdown.stdout
+
+
+def _fill_log(store, count: int, start_ms: int = T0) -> None:
+    """``count`` answers written straight into the log (as a long history would be), on the deck's items."""
+    from studyapp.store.schema import NEW_UID_SQL, write
+
+    with store.guarded():
+        item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
+        scheduler = store.conn.execute("SELECT id FROM schedulers LIMIT 1").fetchone()
+        if scheduler is None:
+            store.conn.execute("INSERT INTO schedulers (version, params) VALUES ('fsrs test', '{}')")
+            scheduler = store.conn.execute("SELECT id FROM schedulers LIMIT 1").fetchone()
+        with write(store.conn):
+            store.conn.executemany(
+                "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+                "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, uid) VALUES "
+                f"(?, 'cram', 3, ?, ?, 1000, 'new', 'new', 0, 0, NULL, NULL, NULL, ?, {NEW_UID_SQL})",
+                [(item_ids[i % len(item_ids)], start_ms + i * 1000, start_ms + i * 1000, scheduler[0])
+                 for i in range(count)])
+
+
+def _per_learner(pg) -> dict[str, tuple[int, int]]:
+    import psycopg
+
+    with psycopg.connect(pg.owner_url()) as owner:
+        return {learner: (rows, distinct) for learner, rows, distinct in owner.execute(
+            "SELECT learner, count(*), count(DISTINCT uid) FROM studyapp.reviews GROUP BY learner")}
+
+
+def test_fifty_learners_syncing_at_once_each_arrive_exactly_once(tmp_path, pg):
+    from concurrent.futures import ThreadPoolExecutor
+
+    names = [f"l{i:02d}" for i in range(50)]
+    roles, _ = server_with(pg, *names)
+    stores = []
+    for role in roles:
+        store, _ = device(tmp_path, role)
+        _fill_log(store, 2000)
+        stores.append(store)
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        results = list(pool.map(lambda pair: sync(pair[0], pg.url(pair[1])), zip(stores, roles)))
+    assert [r.uploaded for r in results] == [2000] * 50
+    assert _per_learner(pg) == {role: (2000, 2000) for role in roles}
+    for store in stores:
+        store.close()
+
+
+def test_two_devices_of_one_learner_syncing_at_once_both_end_with_everything(tmp_path, pg):
+    from concurrent.futures import ThreadPoolExecutor
+
+    (ana,), _ = server_with(pg, "ana")
+    laptop, _ = device(tmp_path, "laptop")
+    desktop, _ = device(tmp_path, "desktop")
+    _fill_log(laptop, 2000)
+    _fill_log(desktop, 2000, T0 + 500)
+    for _ in range(2):  # at once, then once more each to fetch what the other sent meanwhile
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(lambda store: sync(store, pg.url(ana)), (laptop, desktop)))
+    assert _per_learner(pg) == {ana: (4000, 4000)}
+    assert sorted(local_uids(laptop)) == sorted(local_uids(desktop)) and len(local_uids(laptop)) == 4000
+
+
+def test_sync_killed_at_random_moments_loses_and_duplicates_nothing(tmp_path, pg):
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (ana,), _ = server_with(pg, "ana")
+    store, _ = device(tmp_path, "laptop")
+    _fill_log(store, 20000)
+    before = sorted(local_uids(store))
+    store.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STUDYAPP_", "PG"))}
+    env.update(STUDYAPP_HOME=str(tmp_path / "laptop"), PYTHONPATH=str(ROOT), HOME=str(tmp_path))
+    rng = random.Random(2026)
+    for attempt in range(20):
+        process = subprocess.Popen([sys.executable, "-m", "studyapp", "sync", "--server", pg.url(ana)], env=env,
+                                   cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, 1.5))  # a random moment to kill it at, not a wait for a result
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+        counts = _per_learner(pg).get(ana, (0, 0))
+        assert counts[0] == counts[1]  # never a duplicate, whenever it died
+    done = run_cli(["sync", "--json", "--server", pg.url(ana)], env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _per_learner(pg) == {ana: (20000, 20000)}
+    reopened = open_store(resolve(str(tmp_path / "laptop"), "default", [], environ={}))
+    assert sorted(local_uids(reopened)) == before
+    assert reopened.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    reopened.close()

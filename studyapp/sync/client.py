@@ -183,16 +183,21 @@ def _upload_states(store, conn) -> None:
 def _pull(store, conn, result: SyncResult) -> None:
     from ..store.schema import write
 
-    after_seq = _mark(store, "sync:pulled_seq")
-    after_undone = _mark(store, "sync:pulled_undone_seq")
-    rows = conn.execute(f"SELECT seq, {UPLOAD_COLUMNS} FROM studyapp.reviews WHERE learner = current_user "
-                        "AND seq > %s ORDER BY seq", (after_seq,)).fetchall()
-    undone = conn.execute("SELECT seq, uid, time_ms FROM studyapp.undone WHERE learner = current_user AND seq > %s "
-                          "ORDER BY seq", (after_undone,)).fetchall()
-    exams = conn.execute("SELECT uid, time_ms, result FROM studyapp.exams WHERE learner = current_user").fetchall()
-    flags = conn.execute("SELECT item_key, note, changed_ms FROM studyapp.flags WHERE learner = current_user").fetchall()
-    settings = conn.execute("SELECT value, changed_ms FROM studyapp.settings WHERE learner = current_user "
-                            "AND name = 'settings'").fetchone()
+    after_xid = _mark(store, "sync:pulled_xmin")
+    with conn.transaction():
+        # One snapshot for every read, and the oldest transaction it could not see yet: the next
+        # pull starts there (rows seen twice are known by their ids and skipped).
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        next_xid = conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").fetchone()[0]
+        rows = conn.execute(f"SELECT seq, {UPLOAD_COLUMNS} FROM studyapp.reviews WHERE learner = current_user "
+                            "AND xid >= %s::text::xid8 ORDER BY seq", (str(after_xid),)).fetchall()
+        undone = conn.execute("SELECT seq, uid, time_ms FROM studyapp.undone WHERE learner = current_user "
+                              "AND xid >= %s::text::xid8 ORDER BY seq", (str(after_xid),)).fetchall()
+        exams = conn.execute("SELECT uid, time_ms, result FROM studyapp.exams WHERE learner = current_user").fetchall()
+        flags = conn.execute("SELECT item_key, note, changed_ms FROM studyapp.flags "
+                             "WHERE learner = current_user").fetchall()
+        settings = conn.execute("SELECT value, changed_ms FROM studyapp.settings WHERE learner = current_user "
+                                "AND name = 'settings'").fetchone()
     touched: set[int] = set()
     with store.guarded(), write(store.conn):
         db = store.conn
@@ -234,13 +239,8 @@ def _pull(store, conn, result: SyncResult) -> None:
             value = settings[0] if isinstance(settings[0], str) else json.dumps(settings[0])
             db.execute("UPDATE settings SET json = ?, updated_ms = ? WHERE id = 1 AND updated_ms < ?",
                        (value, settings[1], settings[1]))
-        marks = {}
-        if rows:
-            marks["sync:pulled_seq"] = rows[-1][0]
-        if undone:
-            marks["sync:pulled_undone_seq"] = undone[-1][0]
-        db.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
-                       "SET value = excluded.value", [(k, str(v)) for k, v in marks.items()])
+        db.execute("INSERT INTO meta (key, value) VALUES ('sync:pulled_xmin', ?) ON CONFLICT (key) DO UPDATE "
+                   "SET value = excluded.value", (str(next_xid),))
     if touched:
         store.write_states(store.replay(touched, merged=True))
     result.pulled, result.replayed_items = len(new_rows), len(touched)

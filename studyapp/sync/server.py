@@ -24,10 +24,14 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS studyapp.meta (
         key text PRIMARY KEY,
         value text NOT NULL)""",
-    # One row per answer, as the learner's review_log has it; `seq` orders arrivals for pulls.
+    # One row per answer, as the learner's review_log has it. `xid` is the transaction that
+    # brought it: a pull asks for everything from the oldest transaction still running at the
+    # last pull on, so a row whose transaction committed late is never skipped (a sequence
+    # number alone would be: numbers are taken at insert, rows appear at commit).
     """CREATE TABLE IF NOT EXISTS studyapp.reviews (
         uid text PRIMARY KEY,
         seq bigserial UNIQUE,
+        xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
         learner name NOT NULL DEFAULT current_user,
         item_key text NOT NULL,
         revision integer NOT NULL,
@@ -46,12 +50,13 @@ SCHEMA = [
         scheduler_version text NOT NULL,
         scheduler_params text NOT NULL,
         uploaded_at timestamptz NOT NULL DEFAULT now())""",
-    "CREATE INDEX IF NOT EXISTS reviews_learner_seq ON studyapp.reviews (learner, seq)",
+    "CREATE INDEX IF NOT EXISTS reviews_learner_xid ON studyapp.reviews (learner, xid)",
     "CREATE INDEX IF NOT EXISTS reviews_learner_time ON studyapp.reviews (learner, time_ms)",
     # Answers undone on the device that gave them, after a sync may have carried them here.
     """CREATE TABLE IF NOT EXISTS studyapp.undone (
         uid text PRIMARY KEY,
         seq bigserial UNIQUE,
+        xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
         learner name NOT NULL DEFAULT current_user,
         time_ms bigint NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS studyapp.exams (
