@@ -70,7 +70,10 @@ def _run(context, **start) -> int:
     config = load_config(context.home)
     # --lang and STUDYAPP_LANG (already in the context) win over the Settings choice.
     language = chosen_language(context.lang, {}, config.lang)
+    from ..sync.config import server_url
+
     services = Services(context.location, catalog=context._catalog, language=language)
+    services.server_url = server_url(context.server, context.home)
     app = StudyApp(services, config, Start(**start))
     try:
         app.run()
@@ -78,4 +81,17 @@ def _run(context, **start) -> int:
         services.close()
     if app.error_message:
         print(f"studyapp: error: {app.error_message}", file=sys.stderr)
+    elif services.server_url:
+        _sync_on_leaving(services)
     return app.return_code or 0
+
+
+def _sync_on_leaving(services) -> None:
+    """What was answered goes up as the app closes; offline, it waits for the next sync."""
+    try:
+        result = services.sync_with_server()
+    except StudyappError as error:
+        print(f"studyapp: not synced ({error.message}); your answers are kept here and go up at the next sync",
+              file=sys.stderr)
+        return
+    print(f"studyapp: {result.summary()}", file=sys.stderr)

@@ -45,6 +45,7 @@ class StudyApp(App[int]):
         self.services = services
         self.config = config
         self.start = start
+        self.sync_status: str | None = None  # what the last background sync with the team server said
         # Set before exiting on a problem the learner must fix; commands/tui.py prints it after the UI is gone.
         self.error_message: str | None = None
         # Before the first screen is built: changing them later restyles and rebinds everything.
@@ -63,6 +64,23 @@ class StudyApp(App[int]):
             self.notify(warning, severity="warning", markup=False, timeout=8)
         if self.start.notice:
             self.notify(self.start.notice, markup=False, timeout=8)
+        if self.services.server_url:
+            self.run_worker(self._sync_in_background, thread=True, name="sync", group="sync", exclusive=True,
+                            exit_on_error=False)
+
+    def _sync_in_background(self) -> None:
+        """On start, when a team server is configured; a review never waits for it."""
+        from ..core.problems import StudyappError
+
+        try:
+            result = self.services.sync_with_server()
+        except StudyappError as error:
+            self.sync_status = f"Working offline: {error.message}"
+            self.call_from_thread(self.notify, self.sync_status, severity="warning", markup=False, timeout=8)
+            return
+        self.sync_status = result.summary()
+        if result.pulled or result.undone:
+            self.call_from_thread(self.notify, self.sync_status, markup=False, timeout=5)
 
     def _first_screen(self) -> Screen:
         start = self.start

@@ -57,8 +57,8 @@ def load_config(home: Path) -> UIConfig:
         config.warnings.append(f"{path}: warning: not valid TOML: {error}; using the defaults")
         return config
     for name in data:
-        if name not in ("theme", "lang", "keys"):
-            config.warnings.append(f"{path}: warning: unknown setting {name!r}; known: theme, lang, [keys]")
+        if name not in ("theme", "lang", "keys", "sync"):
+            config.warnings.append(f"{path}: warning: unknown setting {name!r}; known: theme, lang, [keys], [sync]")
     lang = data.get("lang", PRIMARY)
     if lang in (*LANGUAGE_CHOICES, PRIMARY):
         config.lang = lang

@@ -46,6 +46,7 @@ class Services:
         choice (zh, en, both; None: each deck's primary)."""
         self.location = location
         self.language = language
+        self.server_url: str | None = None  # the team server, when one is configured: synced on start and on leaving
         self._shown: Catalog | None = None
         self.clock: Clock = clock or SystemClock()
         self._deck_paths = list(deck_paths) if deck_paths is not None else None
@@ -204,6 +205,21 @@ class Services:
         """Counts changed (a session answered something): rebuild the overview when next asked."""
         with self.lock:
             self._overview = None
+
+    def sync_with_server(self):
+        """One sync with the team server (blocking: call from a worker): on a connection of its own,
+        so that answering never waits for the network. Returns the result; raises StudyappError."""
+        from ..store import open_store
+        from ..sync.client import sync
+
+        store = open_store(self.location, clock=self.clock)
+        try:
+            store.sync(self.catalog().decks)
+            result = sync(store, self.server_url)
+        finally:
+            store.close()
+        self.forget_overview()  # other devices' answers change the counts
+        return result
 
     def close(self) -> None:
         """Close the database, if it was opened (safe to call twice)."""
