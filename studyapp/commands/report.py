@@ -54,14 +54,10 @@ def _team(context, args) -> int:
     from ..onboarding.merge import MergeResult, team_markdown, team_summary
     from ..store import open_store
     from ..sync.client import connect
-    from ..sync.config import server_url
+    from ..sync.config import required_server_url
     from ..sync.team import team_reports
 
-    url = server_url(context.server, context.home)
-    if url is None:
-        raise StudyappError("--team reads the team server: pass --server postgresql://HOST/DB, set STUDYAPP_SERVER, "
-                            "or put server = \"postgresql://HOST/DB\" under [sync] in "
-                            f"{context.home / 'config.toml'}", code="usage")
+    url = required_server_url(context.server, context.home, "report --team")
     catalog = context.catalog()
     curriculum, _ = first_curriculum(deck_dirs(context.deck_dirs), {deck.id for deck in catalog.decks})
     settings = Settings()

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 import json
 
-from ..core.problems import StudyappError
-
 
 def run_sync(context, args) -> int:
     from ..store import open_store
     from ..sync.client import sync
-    from ..sync.config import server_url
+    from ..sync.config import required_server_url
 
-    url = server_url(context.server, context.home)
-    if url is None:
-        raise StudyappError("no team server is configured: pass --server postgresql://HOST/DB, set STUDYAPP_SERVER, "
-                            "or put server = \"postgresql://HOST/DB\" under [sync] in "
-                            f"{context.home / 'config.toml'}", code="usage")
+    url = required_server_url(context.server, context.home, "studyapp sync")
     store = open_store(context.location)
     try:
         # The decks first, so that answers pulled for their items land on rows that are in sight.

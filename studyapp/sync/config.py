@@ -29,3 +29,13 @@ def server_url(flag: str | None, home: Path, environ: dict | None = None) -> str
     if server is not None and not isinstance(server, str):
         raise StudyappError(f"{config}: [sync] server must be a string such as \"postgresql://host/db\"")
     return server or None
+
+
+def required_server_url(flag: str | None, home: Path, what: str) -> str:
+    """The server, or a usage error saying where to name it; ``what`` says what needs it."""
+    url = server_url(flag, home)
+    if url is None:
+        raise StudyappError(f"{what} needs a team server: pass --server postgresql://HOST/DB, set STUDYAPP_SERVER, "
+                            f"or put server = \"postgresql://HOST/DB\" under [sync] in {home / 'config.toml'}",
+                            code="usage")
+    return url
