@@ -92,7 +92,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     stats.add_argument("--json", action="store_true")
 
     report = command("report", "a learner's progress, for onboarding leads")
-    report.add_argument("--format", choices=("md", "json"), default="md")
+    report.add_argument("--format", choices=("md", "json", "html"), default="md",
+                        help="md (default), json, or html: one self-contained page with charts")
     report.add_argument("--merge", nargs="+", metavar="FILE", help="merge several learners' JSON reports into a team table")
     report.add_argument("--team", action="store_true", help="the team table from the team server (see --server)")
     sync = command("sync", "this profile's reviews to and from the team server")

@@ -19,6 +19,12 @@ def run_report(context, args) -> int:
     from ..onboarding.collect import collect_report
 
     report = collect_report(context.location, context.catalog())
+    if args.format == "html":
+        from ..onboarding.collect import collect_series
+        from ..onboarding.html import learner_html
+
+        print(learner_html(report, collect_series(context.location, context.catalog())), end="", file=context.stdout)
+        return 0
     if args.format == "json":
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
@@ -38,7 +44,11 @@ def _merge(args) -> int:
     if not result.learners:
         raise StudyappError("no report could be merged; pass files written by 'studyapp report --format json'")
     summary = team_summary(result)
-    if args.format == "json":
+    if args.format == "html":
+        from ..onboarding.html import team_html
+
+        print(team_html(summary), end="")
+    elif args.format == "json":
         print(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
         print(team_markdown(summary), end="")
@@ -77,6 +87,11 @@ def _team(context, args) -> int:
     if not reports:
         raise StudyappError("the server holds no learner's progress yet (each learner runs 'studyapp sync')")
     summary = team_summary(MergeResult(learners=reports))
+    if args.format == "html":
+        from ..onboarding.html import team_html
+
+        print(team_html(summary), end="", file=context.stdout)
+        return 0
     if args.format == "json":
         print(json.dumps(summary, ensure_ascii=False, indent=2), file=context.stdout)
     else:

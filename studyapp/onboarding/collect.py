@@ -40,3 +40,26 @@ def collect_report(location, catalog, clock=None) -> dict:
     days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
     return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,
                         curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of)
+
+
+def collect_series(location, catalog, clock=None):
+    """What the HTML report draws for one learner: reviews per day, mastery over time, what is due."""
+    from ..core.clock import SystemClock
+    from ..core.scheduler import Settings, StudyDays, resolve_zone
+    from ..store import open_store
+    from .html import learner_series
+
+    clock = clock or SystemClock()
+    keys = {item.key for deck in catalog.decks for item in deck.items()}
+    settings, log, due = Settings(), [], []
+    store = open_store(location, clock=clock, readonly=True)
+    if store is not None:
+        with store:
+            settings = store.load_settings()
+            rows = {row.id: row for row in store.all_items() if row.key in keys}
+            log = [(e.item_id, e.kind, e.rating, e.time_ms, e.state_after, e.stability) for e in store.log()
+                   if e.item_id in rows]
+            due = [row.state.due_ms for row in rows.values() if row.state.state == "review" and row.state.due_ms]
+    days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+    today = days.day_of(clock.now_ms())
+    return learner_series(log, len(keys), due, today, days.day_of, days.date_of)
