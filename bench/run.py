@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-MODULES = ["load", "cli", "engine", "export", "tui"]
+MODULES = ["load", "cli", "engine", "export", "tui", "sync"]
 
 
 def machine(commit: str) -> list[str]:
@@ -98,6 +98,8 @@ TARGETS = [
     ("tui", r"TUI: process start to first card drawn \(tmux", "<= 1.5x"),
     ("tui", r"TUI: grade key to next card drawn \(100,000 items", "<= 16 ms"),
     ("tui", r"TUI: peak memory.*100,000 items", "<= baseline + 200 MB"),
+    ("sync", r"report --team, 200 learners with 5,000 reviews each", "<= 2000 ms"),
+    ("sync", r"sync of 10,000 new reviews", "<= 3000 ms"),
 ]
 
 
