@@ -97,6 +97,23 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
                      help="the bank's languages, primary first, such as zh,en (default: one, the source's)")
     new.add_argument("-o", "--output", metavar="FILE", help="where to write it (default decks/ID.yaml)")
 
+    imports = command("import", "bring cards or progress in from other formats")
+    import_sub = imports.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
+    for name, help_text in (("csv", "a new bank from a CSV or TSV file (Anki's text import: front, back, tags)"),
+                            ("markdown", "a new bank from Q:/A: and C: [deletion] blocks (hashcards style)"),
+                            ("anki-deck", "a new bank from the notes of an Anki package (.apkg)")):
+        child = command(name, help_text, level=2, within=import_sub, parent="import")
+        child.add_argument("file", metavar="FILE")
+        child.add_argument("-o", "--output", metavar="FILE.yaml", help="the bank to write (default decks/ID.yaml)")
+        child.add_argument("--id", dest="deck_id", metavar="ID", help="the deck id (default: from the file name)")
+        child.add_argument("--title", help="the deck title (default: from the file name)")
+        if name == "csv":
+            child.add_argument("--columns", metavar="NAMES",
+                               help="what each column is, comma-separated: front, back, tags, or - to skip "
+                                    "(default: a header row naming them, else front,back,tags)")
+            child.add_argument("--delimiter", choices=("tab", "comma", "semicolon"),
+                               help="the separator (default: found from the file)")
+
     export = command("export", "export decks")
     export_sub = export.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
     anki = command("anki", "an Anki package (.apkg)", level=2, within=export_sub, parent="export")

@@ -21,6 +21,7 @@ COMMANDS = {
     "sync": ("sync", "run_sync"),
     "server": ("sync", "run_server"),
     "new": ("new", "run_new"),
+    "import": ("imports", "run_import"),
 }
 
 
