@@ -180,3 +180,24 @@ def test_a_bank_without_a_source_loads_and_says_so_once(tmp_path, capsys, monkey
     status, _, err = studyapp(capsys, monkeypatch, tmp_path, "check", "decks")
     assert status == 0
     assert err.count("[no-source]") == 1 and "no quotes to verify" in err
+
+
+def test_the_percentage_shown_rounds_down_so_it_never_reads_as_meeting_a_floor_it_misses():
+    from studyapp.authoring.coverage import Coverage, Statement
+    from studyapp.core.models import Deck
+
+    statements = [Statement(f"S{i}.", i + 1, i * 4, i * 4 + 3) for i in range(3)]
+    coverage = Coverage(Deck("d", "D", None, None, ()), statements, {0, 1})
+    assert coverage.percent == 66 and abs(coverage.share - 2 / 3) < 1e-12
+    assert Coverage(Deck("d", "D", None, None, ())).percent == 100 and Coverage(Deck("d", "D", None, None, ())).share == 1.0
+
+
+def test_a_deck_file_checked_alone_keeps_its_curriculums_floor_without_judging_the_curriculum(
+        tmp_path, capsys, monkeypatch):
+    make(tmp_path, card("a", "twice a day"))
+    write(tmp_path / "decks" / "curriculum.yaml",
+          "schema: 1\ntitle: T\nmin_coverage: 50%\ntracks:\n  - id: t\n    decks: [guide, not-checked-here]\n"
+          "    target: 80%\n")
+    status, _, err = studyapp(capsys, monkeypatch, tmp_path, "check", "decks/guide.yaml")
+    assert status == 1 and "[coverage-below-minimum]" in err
+    assert "not-checked-here" not in err

@@ -312,3 +312,9 @@ def test_a_package_in_ankis_compressed_format_or_no_zip_is_refused_with_what_to_
     write(tmp_path / "text.apkg", "not a zip")
     code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "text.apkg")
     assert code == 1 and "text.apkg:0:0: error: not an Anki package" in err
+
+
+def test_a_row_longer_than_the_header_row_is_ragged(tmp_path, capsys, monkeypatch):
+    write(tmp_path / "h.csv", "front,back\nQ1?,A1\nQ2?,A2,extra\n")
+    status, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "csv", "h.csv")
+    assert status == 1 and "h.csv:3:1: error: this row has 3 columns where the file's rows have 2" in err

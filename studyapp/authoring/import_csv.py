@@ -91,11 +91,12 @@ def import_csv(path: Path, deck_id: str | None = None, title: str | None = None,
     names = _columns(columns, headers, rows, result)
     if names is None:
         return result
+    declared = bool(columns)
     if names is True:  # the first row named the columns
         names = [COLUMN_NAMES[cell.strip().lower()] for cell in rows[0][1]]
         rows = rows[1:]
-    width = len(rows[0][1]) if rows else 0
-    expected = len(names) if columns or "columns" in headers else width
+        declared = True
+    expected = len(names) if declared else len(rows[0][1]) if rows else 0
     for line, row in rows:
         if len(row) != expected:
             result.error(line, "ragged-row", f"this row has {len(row)} columns where the file's rows have {expected} "

@@ -17,7 +17,7 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 def run_check(context, args) -> int:
     from ..core.catalog import bundled_decks_dir, load_paths
-    from ..core.curriculum import check_curricula
+    from ..core.curriculum import check_curricula, find_curricula, folder_min_coverage
 
     if getattr(args, "accept_source", None):
         return _accept_sources(context, args.accept_source)
@@ -38,8 +38,13 @@ def run_check(context, args) -> int:
         return EXIT_USAGE
     catalog = load_paths(paths)
     curricula: list = []
-    curriculum_places = paths + sorted({p.parent for p in paths if p.is_file()})
-    catalog.problems.extend(check_curricula(curriculum_places, catalog, curricula))
+    catalog.problems.extend(check_curricula(paths, catalog, curricula))
+    # A deck file checked alone still holds to its folder's curriculum's min_coverage (the
+    # curriculum itself is checked with its folder, where all its decks are known).
+    checked = {c.path.resolve() for c in curricula}
+    for found in find_curricula(sorted({p.parent for p in paths if p.is_file()})):
+        if found.resolve() not in checked and (curriculum := folder_min_coverage(found)) is not None:
+            curricula.append(curriculum)
     coverages = _coverages(catalog.decks, curricula, everything=coverage_wanted)
     catalog.problems.extend(_minimum_problems(coverages, curricula))
     problems = sorted(catalog.problems, key=lambda p: (p.path, p.line, p.column))

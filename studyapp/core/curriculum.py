@@ -255,6 +255,22 @@ def first_curriculum(folders: list[Path], known_decks: set[str]) -> tuple[Curric
     return chosen, broken
 
 
+def folder_min_coverage(path: Path) -> Curriculum | None:
+    """Only the min_coverage of a curriculum (for a deck file checked alone, whose curriculum names
+    decks that are not being checked); None when it sets none or cannot be read."""
+    problems: list[Problem] = []
+    try:
+        data = parse(read_text(path), path, problems)
+    except DeckLoadError:
+        return None
+    if not isinstance(data, LocatedDict) or parse_share(data.get("min_coverage")) is None:
+        return None
+    curriculum = Curriculum(path, str(data.get("title") or path.parent.name))
+    curriculum.min_coverage = parse_share(data["min_coverage"])
+    curriculum.min_coverage_position = data.value_positions["min_coverage"]
+    return curriculum
+
+
 def check_curricula(paths: list[Path], catalog, loaded: list[Curriculum] | None = None) -> list[Problem]:
     """For `studyapp check`: every curriculum.yaml in the checked folders, against every known deck.
     The curricula that loaded are appended to ``loaded`` when it is given."""
