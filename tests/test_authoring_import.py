@@ -199,7 +199,8 @@ def test_a_bundled_deck_exported_by_studyapp_comes_back_as_the_same_cards(tmp_pa
     assert [set(back.tags) | set(c.tags) for c in back.cards] == [set(deck.tags) | set(c.tags) for c in deck.cards]
 
 
-def test_through_the_real_anki_and_its_legacy_export_the_cards_are_the_same(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("legacy", [True, False])
+def test_through_the_real_anki_and_its_export_the_cards_are_the_same(tmp_path, capsys, monkeypatch, legacy):
     from anki.collection import DeckIdLimit
     from anki.import_export_pb2 import ExportAnkiPackageOptions
 
@@ -215,15 +216,16 @@ def test_through_the_real_anki_and_its_legacy_export_the_cards_are_the_same(tmp_
                    or d.name.startswith("studyapp::"))
     collection.export_anki_package(out_path=str(tmp_path / "anki.apkg"), limit=DeckIdLimit(deck_id),
                                    options=ExportAnkiPackageOptions(with_scheduling=False, with_media=True,
-                                                                    legacy=True, with_deck_configs=False))
+                                                                    legacy=legacy, with_deck_configs=False))
     collection.close()
+    assert ("collection.anki21b" in zipfile.ZipFile(tmp_path / "anki.apkg").namelist()) is not legacy
     code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "anki.apkg", "-o", "decks/x.yaml")
     assert code == 0, err
     back = load_deck(tmp_path / "decks" / "x.yaml").deck
     assert [comparable(c) for c in back.cards] == [comparable(c) for c in deck.cards]
 
 
-def _anki_package_with_standard_notes(tmp_path):
+def _anki_package_with_standard_notes(tmp_path, legacy=True):
     """A package the real Anki writes, from its own stock note types, with an image."""
     from anki.collection import DeckIdLimit
     from anki.import_export_pb2 import ExportAnkiPackageOptions
@@ -249,13 +251,14 @@ def _anki_package_with_standard_notes(tmp_path):
         collection.add_note(note, deck)
     collection.export_anki_package(out_path=str(tmp_path / "team.apkg"), limit=DeckIdLimit(deck),
                                    options=ExportAnkiPackageOptions(with_scheduling=False, with_media=True,
-                                                                    legacy=True, with_deck_configs=False))
+                                                                    legacy=legacy, with_deck_configs=False))
     collection.close()
     return tmp_path / "team.apkg", name
 
 
-def test_ankis_stock_note_types_tags_and_media_come_in(tmp_path, capsys, monkeypatch):
-    package, image = _anki_package_with_standard_notes(tmp_path)
+@pytest.mark.parametrize("legacy", [True, False])
+def test_ankis_stock_note_types_tags_and_media_come_in(tmp_path, capsys, monkeypatch, legacy):
+    package, image = _anki_package_with_standard_notes(tmp_path, legacy)
     code, out, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "team.apkg", "--id", "team")
     assert code == 0, err
     assert out == "decks/team.yaml: 5 cards from team.apkg and 1 media file in decks/team-media\n"
@@ -296,7 +299,7 @@ def test_an_unknown_note_type_stops_the_import_naming_the_note(tmp_path, capsys,
     note["One"], note["Two"], note["Three"] = "a", "b", "c"
     collection.add_note(note, deck)
     collection.export_anki_package(out_path=str(tmp_path / "odd.apkg"), limit=DeckIdLimit(deck),
-                                   options=ExportAnkiPackageOptions(legacy=True))
+                                   options=ExportAnkiPackageOptions(legacy=False))
     collection.close()
     code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "odd.apkg")
     assert code == 1
@@ -304,11 +307,11 @@ def test_an_unknown_note_type_stops_the_import_naming_the_note(tmp_path, capsys,
     assert not (tmp_path / "decks").exists()
 
 
-def test_a_package_in_ankis_compressed_format_or_no_zip_is_refused_with_what_to_do(tmp_path, capsys, monkeypatch):
+def test_a_damaged_package_or_no_zip_is_refused_with_a_message(tmp_path, capsys, monkeypatch):
     with zipfile.ZipFile(tmp_path / "new.apkg", "w") as archive:
-        archive.writestr("collection.anki21b", b"zstd")
+        archive.writestr("collection.anki21b", b"not zstd at all")
     code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "new.apkg")
-    assert code == 1 and "Support older Anki versions" in err
+    assert code == 1 and "new.apkg:0:0: error: its compressed collection is damaged" in err
     write(tmp_path / "text.apkg", "not a zip")
     code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "text.apkg")
     assert code == 1 and "text.apkg:0:0: error: not an Anki package" in err
@@ -318,3 +321,21 @@ def test_a_row_longer_than_the_header_row_is_ragged(tmp_path, capsys, monkeypatc
     write(tmp_path / "h.csv", "front,back\nQ1?,A1\nQ2?,A2,extra\n")
     status, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "csv", "h.csv")
     assert status == 1 and "h.csv:3:1: error: this row has 3 columns where the file's rows have 2" in err
+
+
+def test_without_zstandard_a_current_package_says_what_to_do(tmp_path, capsys, monkeypatch):
+    import sys
+
+    package, _ = _anki_package_with_standard_notes(tmp_path, legacy=False)
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # an install without it
+    code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "team.apkg")
+    assert code == 1 and "needs the 'zstandard' package" in err and "Support older Anki versions" in err
+
+
+def test_protobuf_fields_are_read_by_number_and_wire_type():
+    from studyapp.anki.package import _protobuf
+
+    message = bytes([0x08, 0x96, 0x01, 0x12, 0x03]) + b"abc" + bytes([0x1D, 1, 2, 3, 4])
+    assert _protobuf(message) == [(1, 150), (2, b"abc"), (3, bytes([1, 2, 3, 4]))]
+    with pytest.raises(ValueError):
+        _protobuf(bytes([0x12, 0x05, 0x61]))
