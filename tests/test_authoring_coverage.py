@@ -201,3 +201,20 @@ def test_a_deck_file_checked_alone_keeps_its_curriculums_floor_without_judging_t
     status, _, err = studyapp(capsys, monkeypatch, tmp_path, "check", "decks/guide.yaml")
     assert status == 1 and "[coverage-below-minimum]" in err
     assert "not-checked-here" not in err
+
+
+def test_a_space_between_chinese_characters_is_a_lost_line_break_and_ends_a_statement():
+    text = "核心架构 三层缓存体系 AOTAutograd 缓存（最高层） 缓存结果"
+    assert [text[a:b] for a, b in split_sentences(text, flattened=True)] == [
+        "核心架构", "三层缓存体系 AOTAutograd 缓存（最高层）", "缓存结果"]
+    # Between Chinese and Latin, or between Latin words, a space is only a space; and in prose as
+    # written (not flattened) a space between Chinese characters is the author's spacing.
+    assert split_sentences("缓存 FX graph 缓存", flattened=True) == [(0, 14)]
+    assert split_sentences(text) == [(0, len(text))]
+
+
+def test_a_block_with_inline_markup_keeps_its_spaces_between_chinese_characters():
+    assert [s.text for s in document("甲乙 丙丁。", markdown=False)[1]] == ["甲乙", "丙丁。"]
+    assert [s.text for s in document("甲乙 丙丁。", markdown=True)[1]] == ["甲乙", "丙丁。"]
+    assert [s.text for s in document("甲乙 **丙丁**。", markdown=True)[1]] == ["甲乙 丙丁。"]
+    assert [s.text for s in document("甲乙 `丙丁`。", markdown=True)[1]] == ["甲乙 丙丁。"]

@@ -66,14 +66,30 @@ class Coverage:
         }
 
 
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of a block's text, surrounding space trimmed, empty ones left out."""
+def _han(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
+
+def split_sentences(text: str, flattened: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a block's text, surrounding space trimmed, empty ones left out.
+
+    In a ``flattened`` block, a space between two Chinese characters, or after a closing bracket, is
+    a line break the text lost (an excerpt run into one line, as the bundled seeds are): Chinese
+    writes no spaces between words. It ends a statement there."""
     spans: list[tuple[int, int]] = []
     start = 0
     i = 0
     n = len(text)
     while i < n:
         ch = text[i]
+        if flattened and ch.isspace() and i > start and (_han(text[i - 1]) or text[i - 1] in "）」』】》") and i + 1 < n:
+            j = i
+            while j < n and text[j].isspace():
+                j += 1
+            if j < n and _han(text[j]):
+                spans.append((start, i))
+                start = i = j
+                continue
         cut = ch in _ENDS or (ch == "." and (i + 1 == n or text[i + 1].isspace()))
         if cut:
             i += 1
@@ -116,8 +132,10 @@ def _block_statements(block: Block, offset: int, line_offset: int) -> list[State
             return []
         lead = block.text.index(text[0])
         return [Statement(text, block.line + line_offset, offset + lead, offset + lead + len(text))]
+    # Where the block held inline markup, a space beside it is the author's (around **粗体**, say).
+    flattened = not block.marked
     return [Statement(block.text[a:b], block.line_at(a) + line_offset, offset + a, offset + b)
-            for a, b in split_sentences(block.text)]
+            for a, b in split_sentences(block.text, flattened)]
 
 
 def front_matter_lines(whole: str) -> int:

@@ -30,6 +30,7 @@ class Block:
     line: int  # 1-based line of the body where the block starts
     # Offsets in ``text`` where a new source line begins (soft line breaks read as spaces).
     breaks: tuple[int, ...] = ()
+    marked: bool = False  # it held inline markup (emphasis, a link, code), which readers space around
 
     def line_at(self, offset: int) -> int:
         return self.line + bisect.bisect_right(self.breaks, offset)
@@ -68,6 +69,11 @@ def _parser():
 
 
 def _inline_text(children) -> tuple[str, tuple[int, ...]]:
+    return _inline(children)[:2]
+
+
+def _inline(children) -> tuple[str, tuple[int, ...], bool]:
+    marked = False
     parts: list[str] = []
     breaks: list[int] = []
     length = 0
@@ -82,12 +88,15 @@ def _inline_text(children) -> tuple[str, tuple[int, ...]]:
         elif kind == "image":
             piece = child.content or "".join(c.content for c in child.children or [])
         else:  # emphasis, links and inline HTML: their markup does not read
+            marked = True
             continue
+        if kind == "code_inline":
+            marked = True
         if kind in ("softbreak", "hardbreak"):
             breaks.append(length + len(piece))
         parts.append(piece)
         length += len(piece)
-    return "".join(parts), tuple(breaks)
+    return "".join(parts), tuple(breaks), marked
 
 
 def markdown_blocks(body: str) -> list[Block]:
@@ -121,14 +130,14 @@ def markdown_blocks(body: str) -> list[Block]:
                 out.append(Block(HEADER_ROW if row_header else ROW, text, row_line))
             row = None
         elif kind == "inline":
-            text, breaks = _inline_text(token.children or [])
+            text, breaks, marked = _inline(token.children or [])
             if row is not None:
                 row.append(text.strip())
                 continue
             line = token.map[0] + 1 if token.map else 1
             block_kind = HEADING if heading else ITEM if in_item else PARAGRAPH
             if text.strip():
-                out.append(Block(block_kind, text, line, breaks))
+                out.append(Block(block_kind, text, line, breaks, marked))
         elif kind in ("fence", "code_block"):
             line = token.map[0] + 1 + (kind == "fence") if token.map else 1
             text = token.content.rstrip("\n")
