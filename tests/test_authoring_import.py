@@ -339,3 +339,21 @@ def test_protobuf_fields_are_read_by_number_and_wire_type():
     assert _protobuf(message) == [(1, 150), (2, b"abc"), (3, bytes([1, 2, 3, 4]))]
     with pytest.raises(ValueError):
         _protobuf(bytes([0x12, 0x05, 0x61]))
+
+
+def test_an_image_occlusion_note_is_not_taken_for_a_cloze(tmp_path, capsys, monkeypatch):
+    from anki.collection import DeckIdLimit
+    from anki.import_export_pb2 import ExportAnkiPackageOptions
+
+    from anki_helpers import fresh_collection
+
+    collection = fresh_collection(tmp_path / "anki")
+    deck = collection.decks.id("Pictures")
+    note = collection.new_note(collection.models.by_name("Image Occlusion"))
+    note["Occlusion"], note["Image"] = "{{c1::image-occlusion:rect:left=.1:top=.1:width=.2:height=.2}}", "<img src=x.png>"
+    collection.add_note(note, deck)
+    collection.export_anki_package(out_path=str(tmp_path / "io.apkg"), limit=DeckIdLimit(deck),
+                                   options=ExportAnkiPackageOptions(legacy=False))
+    collection.close()
+    code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "io.apkg")
+    assert code == 1 and "io.apkg:1:1: error: note 1 (id " in err and "'Image Occlusion'" in err

@@ -35,7 +35,11 @@ def shape(notetype: NoteType) -> str | None:
     if notetype.id in STUDYAPP_MODELS:
         return "studyapp"
     if notetype.cloze:
-        return "cloze" if notetype.fields else None
+        # Anki's cloze, not a cloze-kind type that draws something else (Image Occlusion's canvas).
+        question = notetype.templates[0].question if notetype.templates else ""
+        plain_cloze = bool(notetype.fields) and "<script" not in question.lower() and \
+            notetype.fields[0] in [ref for ref in _refs(question)] and "{{cloze:" in question
+        return "cloze" if plain_cloze else None
     if len(notetype.fields) < 2:
         return None
     first, second = notetype.fields[0], notetype.fields[1]
