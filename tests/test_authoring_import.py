@@ -357,3 +357,27 @@ def test_an_image_occlusion_note_is_not_taken_for_a_cloze(tmp_path, capsys, monk
     collection.close()
     code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "anki-deck", "io.apkg")
     assert code == 1 and "io.apkg:1:1: error: note 1 (id " in err and "'Image Occlusion'" in err
+
+
+def test_html_blocks_lists_and_entities_become_lines_and_characters():
+    assert html_to_text("<ul><li>one</li><li>two</li></ul>after") == ("one\ntwo\nafter", [])
+    assert html_to_text("a&nbsp;b &lt;tag&gt; &#91;x&#93; \\\u2060(y\\\u2060)") == ("a b <tag> [x] \\(y\\)", [])
+    assert html_to_text("<p>one</p>\n\n\n<p>two</p>") == ("one\n\ntwo", [])
+    assert html_to_text("plain text") == ("plain text", [])
+    text, kept = html_to_text('x <span style="color:red">red</span> [latex]x^2[/latex]')
+    assert text == "x red [latex]x^2[/latex]" and kept == ["[latex]x^2[/latex]"]
+
+
+def test_a_carried_id_wins_over_a_generated_one_of_the_same_name():
+    drafts = [Draft("basic", {"front": "Layer count?"}, 1), Draft("basic", {"front": "Other"}, 2, id="layer-count")]
+    assert assign_ids(drafts) == ["layer-count-2", "layer-count"]
+    assert assign_ids([Draft("basic", {"front": "x"}, 1, id="Not A Slug")]) == ["x"]
+
+
+def test_hashcards_images_links_and_escaped_brackets_are_not_deletions(tmp_path, capsys, monkeypatch):
+    write(tmp_path / "m.md", "# Maps\n\nC: ![map](m.png) shows [Paris] and \\[not this] or [a link](http://x).\n")
+    code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", "markdown", "m.md")
+    assert code == 0, err
+    deck = load_deck(tmp_path / "decks" / "m.yaml").deck
+    assert deck.title == "Maps"
+    assert deck.cards[0].text == "![map](m.png) shows {{c1::Paris}} and \\[not this] or [a link](http://x)."
