@@ -180,6 +180,9 @@ def test_a_bank_without_a_source_loads_and_says_so_once(tmp_path, capsys, monkey
     status, _, err = studyapp(capsys, monkeypatch, tmp_path, "check", "decks")
     assert status == 0
     assert err.count("[no-source]") == 1 and "no quotes to verify" in err
+    status, out, err = studyapp(capsys, monkeypatch, tmp_path, "check", "--coverage", "decks")
+    assert status == 0 and out.splitlines()[0] == "free: no source document, so no coverage to measure"
+    assert err.count("[no-source]") == 1
 
 
 def test_the_percentage_shown_rounds_down_so_it_never_reads_as_meeting_a_floor_it_misses():
