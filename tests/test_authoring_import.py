@@ -381,3 +381,14 @@ def test_hashcards_images_links_and_escaped_brackets_are_not_deletions(tmp_path,
     deck = load_deck(tmp_path / "decks" / "m.yaml").deck
     assert deck.title == "Maps"
     assert deck.cards[0].text == "![map](m.png) shows {{c1::Paris}} and \\[not this] or [a link](http://x)."
+
+
+@pytest.mark.parametrize("kind", ["csv", "markdown", "anki-deck"])
+def test_a_fifo_or_a_folder_is_refused_without_waiting(tmp_path, capsys, monkeypatch, kind):
+    import os
+
+    os.mkfifo(tmp_path / "pipe")
+    code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", kind, "pipe")
+    assert code == 1 and "pipe:0:0: error: it is not a regular file" in err
+    code, _, err = studyapp(capsys, monkeypatch, tmp_path, "import", kind, ".")
+    assert code == 1 and "it is not a regular file" in err

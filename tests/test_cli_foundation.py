@@ -171,7 +171,8 @@ def test_the_import_check_sees_relative_imports_of_cli(tmp_path):
 
 @pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["check"], ["--version"], ["stats", "--json"],
                                      ["report", "--format", "json"], ["export", "anki", "-o", "/dev/null/x.apkg"],
-                                     ["check", "--coverage"], ["import", "csv", "/dev/null/x.csv"]])
+                                     ["check", "--coverage"], ["import", "csv", "/dev/null/x.csv"],
+                                     ["new", "/dev/null/x.md"]])
 def test_commands_without_ui_never_import_textual(cli_env, command):
     code = (
         "import sys, runpy\n"

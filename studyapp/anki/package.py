@@ -84,7 +84,16 @@ class Package:
 
 
 def read_package(path: Path) -> Package:
+    import os
+    import stat
+
     path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        raise StudyappError(f"cannot read it: {error.strerror}", path=path) from None
+    if not stat.S_ISREG(mode):  # a FIFO would hang the zip reader, a device feed it without end
+        raise StudyappError("it is not a regular file; name the .apkg file itself", path=path)
     try:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as error:
