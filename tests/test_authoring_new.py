@@ -148,3 +148,11 @@ def test_a_malformed_seed_hash_is_an_error_at_its_line(tmp_path):
     write(tmp_path / "seeds" / "ops.md", OLD)
     deck = write(tmp_path / "decks" / "ops.yaml", STALE_DECK.format(hash="md5:abc"))
     assert [(p.code, p.line) for p in load_deck(deck).problems] == [("bad-seed-hash", 5)]
+
+
+def test_one_moved_quote_is_counted_in_the_singular(tmp_path):
+    seed = write(tmp_path / "seeds" / "ops.md", OLD)
+    deck = write(tmp_path / "decks" / "ops.yaml", STALE_DECK.format(hash=content_hash(OLD)))
+    seed.write_text(OLD.replace("on-call engineer.", "on-call engineers."), encoding="utf-8")
+    changed = [p for p in load_deck(deck).problems if p.code == "source-changed"]
+    assert len(changed) == 1 and "; 1 card quotes a passage that moved or vanished (listed);" in changed[0].message

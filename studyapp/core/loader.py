@@ -303,8 +303,12 @@ class _DeckBuilder:
             return
         position, recorded, actual = self.stale
         affected = len(self.stale_cards)
-        listed = f"{affected} card{'s' if affected != 1 else ''} quote{'s' if affected == 1 else ''} passages that moved or vanished " \
-                 f"(listed)" if affected else "every card's quotes are still verbatim in it"
+        if affected == 1:
+            listed = "1 card quotes a passage that moved or vanished (listed)"
+        elif affected:
+            listed = f"{affected} cards quote passages that moved or vanished (listed)"
+        else:
+            listed = "every card's quotes are still verbatim in it"
         self.report(position, "source-changed",
                     f"the seed changed since its hash was recorded ({recorded[:15]}..., now {actual[:15]}...); {listed}; "
                     f"once you have looked, run 'studyapp check --accept-source {data.get('id')}' to record the new hash")
