@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-MODULES = ["load", "cli", "engine", "export", "tui", "sync"]
+MODULES = ["load", "cli", "engine", "export", "tui", "coverage", "sync"]
 
 
 def machine(commit: str) -> list[str]:
@@ -90,6 +90,7 @@ def _fmt(value, unit: str) -> str:
 # smaller figures are shown without a verdict.
 TARGETS = [
     ("load", r"load and check 10,000 cards$", "<= 1.5x"),
+    ("coverage", r"check --coverage on 10,000 cards$", "<= 1.5x"),
     ("engine", r"pick the next item \(100,000 items", "faster than Anki"),
     ("engine", r"record an answer \(100,000 items", "faster than Anki"),
     ("export", r"export 10,000 generated notes, ", "<= 1.3x"),

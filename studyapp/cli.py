@@ -29,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _add_global_options(parser: argparse.ArgumentParser, level: int) -> None:
+def _add_global_options(parser: argparse.ArgumentParser, level: int, skip: tuple[str, ...] = ()) -> None:
     def dest(name: str) -> str:
         return f"global{level}_{name}"
 
@@ -41,8 +41,9 @@ def _add_global_options(parser: argparse.ArgumentParser, level: int) -> None:
                             "(env STUDYAPP_DECKS; ./decks is used when it holds decks)")
     group.add_argument("--profile", metavar="NAME", dest=dest("profile"), default=argparse.SUPPRESS,
                        help="the learner whose progress to use (env STUDYAPP_PROFILE)")
-    group.add_argument("--lang", metavar="LANG", choices=("zh", "en", "both"), dest=dest("lang"),
-                       default=argparse.SUPPRESS, help="zh, en or both, for bilingual decks (env STUDYAPP_LANG)")
+    if "lang" not in skip:
+        group.add_argument("--lang", metavar="LANG", choices=("zh", "en", "both"), dest=dest("lang"),
+                           default=argparse.SUPPRESS, help="zh, en or both, for bilingual decks (env STUDYAPP_LANG)")
     group.add_argument("--server", metavar="URL", dest=dest("server"), default=argparse.SUPPRESS,
                        help="the team's PostgreSQL server, postgresql://HOST/DB (env STUDYAPP_SERVER, "
                             "or [sync] server in config.toml)")
@@ -56,9 +57,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands: dict[str, argparse.ArgumentParser] = {}
 
-    def command(name: str, help: str, level: int = 1, within=sub, parent: str = "") -> argparse.ArgumentParser:
+    def command(name: str, help: str, level: int = 1, within=sub, parent: str = "",
+                skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
         child = within.add_parser(name, help=help, description=help)
-        _add_global_options(child, level)
+        _add_global_options(child, level, skip)
         commands[f"{parent} {name}".strip()] = child
         return child
 
@@ -78,8 +80,39 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     listing.add_argument("--json", action="store_true")
 
     check = command("check", "validate decks (with no PATH: your deck folders, else the bundled decks)")
-    check.add_argument("paths", nargs="*", metavar="PATH")
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="deck files or folders (with --coverage, deck ids too)")
     check.add_argument("--json", action="store_true")
+    check.add_argument("--coverage", action="store_true",
+                       help="also show what of each source no card quotes, per deck, longest first")
+    check.add_argument("--accept-source", action="append", metavar="DECK", default=[],
+                       help="record the deck's source's new content hash (after looking at the cards it moved); repeatable")
+
+    # Its --lang names the bank's languages (zh,en), as the command line contract has it; the display
+    # language, which it would otherwise mean, has no use in writing a file.
+    new = command("new", "scaffold a bank for a source document (Markdown or plain text)", skip=("lang",))
+    new.add_argument("source", metavar="SOURCE")
+    new.add_argument("--id", dest="deck_id", metavar="ID", help="the deck id (default: from the file name)")
+    new.add_argument("--lang", dest="languages", metavar="LANGS",
+                     help="the bank's languages, primary first, such as zh,en (default: one, the source's)")
+    new.add_argument("-o", "--output", metavar="FILE", help="where to write it (default decks/ID.yaml)")
+
+    imports = command("import", "bring cards or progress in from other formats")
+    import_sub = imports.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
+    for name, help_text in (("csv", "a new bank from a CSV or TSV file (Anki's text import: front, back, tags)"),
+                            ("markdown", "a new bank from Q:/A: and C: [deletion] blocks (hashcards style)"),
+                            ("anki-deck", "a new bank from the notes of an Anki package (.apkg)")):
+        child = command(name, help_text, level=2, within=import_sub, parent="import")
+        child.add_argument("file", metavar="FILE")
+        child.add_argument("-o", "--output", metavar="FILE.yaml", help="the bank to write (default decks/ID.yaml)")
+        child.add_argument("--id", dest="deck_id", metavar="ID", help="the deck id (default: from the file name)")
+        child.add_argument("--title", help="the deck title (default: from the file name)")
+        if name == "csv":
+            child.add_argument("--columns", metavar="NAMES",
+                               help="what each column is, comma-separated: front, back, tags, or - to skip "
+                                    "(default: a header row naming them, else front,back,tags)")
+            child.add_argument("--delimiter", choices=("tab", "comma", "semicolon"),
+                               help="the separator (default: found from the file)")
 
     export = command("export", "export decks")
     export_sub = export.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
@@ -114,7 +147,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args, extra = parser.parse_known_args(argv)
     if extra:
         # argparse would print the top-level usage; the command's own says what it takes.
-        nested = {"export": "format", "server": "action"}.get(args.command)
+        nested = {"export": "format", "import": "format", "server": "action"}.get(args.command)
         name = f"{args.command} {getattr(args, nested, '')}" if nested else args.command
         (commands.get(name) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     return args

@@ -117,7 +117,7 @@ def test_bad_profile_name_is_a_usage_error(cli_env):
 UI_LIBRARIES = ("textual", "rich")
 
 
-@pytest.mark.parametrize("package", ["core", "store", "export", "onboarding"])
+@pytest.mark.parametrize("package", ["core", "store", "export", "onboarding", "authoring", "anki"])
 def test_domain_packages_never_import_ui_libraries(package):
     """Static: no module of the domain imports Textual or Rich, even lazily inside a function."""
     import ast
@@ -170,7 +170,9 @@ def test_the_import_check_sees_relative_imports_of_cli(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["list"], ["list", "--json"], ["check"], ["--version"], ["stats", "--json"],
-                                     ["report", "--format", "json"], ["export", "anki", "-o", "/dev/null/x.apkg"]])
+                                     ["report", "--format", "json"], ["export", "anki", "-o", "/dev/null/x.apkg"],
+                                     ["check", "--coverage"], ["import", "csv", "/dev/null/x.csv"],
+                                     ["new", "/dev/null/x.md"]])
 def test_commands_without_ui_never_import_textual(cli_env, command):
     code = (
         "import sys, runpy\n"

@@ -20,6 +20,8 @@ COMMANDS = {
     "report": ("report", "run_report"),
     "sync": ("sync", "run_sync"),
     "server": ("sync", "run_server"),
+    "new": ("new", "run_new"),
+    "import": ("imports", "run_import"),
 }
 
 

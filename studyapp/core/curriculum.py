@@ -32,7 +32,7 @@ from .problems import ERROR, DeckLoadError, Problem
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
 CURRICULUM_NAMES = ("curriculum.yaml", "curriculum.yml")
-TOP_KEYS = {"schema", "title", "description", "tracks", "exam"}
+TOP_KEYS = {"schema", "title", "description", "tracks", "exam", "min_coverage"}
 TRACK_KEYS = {"id", "title", "decks", "target", "days", "after"}
 EXAM_KEYS = {"questions", "pass", "seed", "mode"}
 
@@ -62,6 +62,10 @@ class Curriculum:
     title: str
     tracks: list[Track] = field(default_factory=list)
     exam: ExamSettings = field(default_factory=ExamSettings)
+    # The share of its seed's statements every deck in the curriculum's folder must quote, unless
+    # the deck sets its own (None: no minimum).
+    min_coverage: float | None = None
+    min_coverage_position: Position = Position(1, 1)
 
 
 def find_curricula(folders: list[Path]) -> list[Path]:
@@ -130,6 +134,12 @@ def load_curriculum(path: Path, known_decks: set[str]) -> tuple[Curriculum | Non
         break
     if "exam" in data:
         curriculum.exam = _exam(data["exam"], data.value_positions["exam"], report)
+    if "min_coverage" in data:
+        curriculum.min_coverage_position = data.value_positions["min_coverage"]
+        curriculum.min_coverage = parse_share(data["min_coverage"])
+        if curriculum.min_coverage is None:
+            report(curriculum.min_coverage_position, "bad-share",
+                   f"min_coverage {data['min_coverage']!r} is not a share: write it as 80% or 0.8 (above 0, at most 100%)")
     if any(p.is_error for p in problems):
         return None, problems
     return curriculum, problems
@@ -245,10 +255,30 @@ def first_curriculum(folders: list[Path], known_decks: set[str]) -> tuple[Curric
     return chosen, broken
 
 
-def check_curricula(paths: list[Path], catalog) -> list[Problem]:
-    """For `studyapp check`: every curriculum.yaml in the checked folders, against every known deck."""
+def folder_min_coverage(path: Path) -> Curriculum | None:
+    """Only the min_coverage of a curriculum (for a deck file checked alone, whose curriculum names
+    decks that are not being checked); None when it sets none or cannot be read."""
+    problems: list[Problem] = []
+    try:
+        data = parse(read_text(path), path, problems)
+    except DeckLoadError:
+        return None
+    if not isinstance(data, LocatedDict) or parse_share(data.get("min_coverage")) is None:
+        return None
+    curriculum = Curriculum(path, str(data.get("title") or path.parent.name))
+    curriculum.min_coverage = parse_share(data["min_coverage"])
+    curriculum.min_coverage_position = data.value_positions["min_coverage"]
+    return curriculum
+
+
+def check_curricula(paths: list[Path], catalog, loaded: list[Curriculum] | None = None) -> list[Problem]:
+    """For `studyapp check`: every curriculum.yaml in the checked folders, against every known deck.
+    The curricula that loaded are appended to ``loaded`` when it is given."""
     known = {deck.id for deck in catalog.decks}
     problems: list[Problem] = []
     for path in find_curricula(paths):
-        problems += load_curriculum(path, known)[1]
+        curriculum, found = load_curriculum(path, known)
+        problems += found
+        if curriculum is not None and loaded is not None:
+            loaded.append(curriculum)
     return problems

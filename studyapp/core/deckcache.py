@@ -22,7 +22,8 @@ from .models import Card, CardText, Deck, LoadResult, Position
 from .problems import Problem
 
 # 3: schema 2 decks (Card.texts, Card.related, Deck.languages) and LoadResult.card_entries.
-CACHE_FORMAT = 3
+# 4: Deck.seed_hash, Deck.min_coverage, Deck.key_positions, and decks without a seed.
+CACHE_FORMAT = 4
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .models import CARD_TYPES, CLOZE_RE, HAN_RE, LATIN_WORD_RE, Card, CardText, Deck, LoadResult, Position, phrase_words
 from .problems import ERROR, WARNING, DeckLoadError, Problem
+from .sourcetext import is_markdown
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
 SCHEMA_VERSION = 1
@@ -23,10 +24,15 @@ SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 LANGUAGE_RE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$")
 MAX_CHOICES = 6
 
-DECK_KEYS = {"schema", "id", "title", "seed", "description", "tags", "cards"}
-DECK_REQUIRED = ("schema", "id", "title", "seed", "cards")
+DECK_KEYS = {"schema", "id", "title", "seed", "seed_hash", "min_coverage", "description", "tags", "cards"}
+# No 'seed': a bank brought in from elsewhere may have no source document (its quotes go unverified).
+DECK_REQUIRED = ("schema", "id", "title", "cards")
+HASH_PREFIX = "sha256:"
 DECK_KEYS_2 = DECK_KEYS | {"languages"}
 DECK_REQUIRED_2 = (*DECK_REQUIRED[:3], "languages", *DECK_REQUIRED[3:])
+# A quote no longer verbatim in a changed seed "moved" when a passage this similar is still there
+# (reworded, re-punctuated, reflowed); below it the quoted statement "vanished".
+MOVED_SIMILARITY = 0.8
 COMMON_CARD_KEYS = {"id", "type", "source", "explanation", "tags", "revision", "related"}
 # Schema 1 texts have no language; this stands for it inside the loader only.
 NO_LANGUAGE = ""
@@ -56,6 +62,9 @@ ALL_CARD_KEYS = set().union(*CARD_KEYS.values())
 
 # A source document is prose (the bundled ones are under 100 KB); anything bigger is not a seed.
 MAX_SEED_BYTES = 8 * 1024 * 1024
+
+
+_OUTSIDE = Path("/")  # stands for a seed path refused for leaving the deck's tree
 
 
 class SeedUnreadable(Exception):
@@ -105,12 +114,15 @@ class SeedCache:
 
     def __init__(self) -> None:
         self._texts: dict[Path, str | SeedUnreadable] = {}
+        self._hashes: dict[Path, str] = {}
 
     def read(self, path: Path) -> str:
         """The seed's body (front matter removed); SeedUnreadable says why not."""
         if path not in self._texts:
             try:
-                self._texts[path] = seed_body(read_seed_file(path))
+                whole = read_seed_file(path)
+                self._hashes[path] = content_hash(whole)
+                self._texts[path] = seed_body(whole)
             except SeedUnreadable as why:
                 self._texts[path] = why
         found = self._texts[path]
@@ -123,6 +135,17 @@ class SeedCache:
             return self.read(path)
         except SeedUnreadable:
             return None
+
+    def hash(self, path: Path) -> str | None:
+        """The whole file's content hash (front matter included), once it has been read."""
+        return self._hashes.get(path)
+
+
+def content_hash(text: str) -> str:
+    """What a deck records in ``seed_hash``: the SHA-256 of the file's bytes, as ``sha256sum`` prints it."""
+    import hashlib
+
+    return HASH_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def seed_body(text: str) -> str:
@@ -168,6 +191,11 @@ class _DeckBuilder:
         self.card_entries = 0  # every entry under cards:, loaded or left out for its errors
         self.schema = SCHEMA_VERSION
         self.languages: tuple[str, ...] = (NO_LANGUAGE,)
+        self.seed_markdown = False
+        self.has_seed = True
+        # (where seed_hash is written, the recorded hash, the seed's own) when they differ
+        self.stale: tuple[Position, str, str] | None = None
+        self.stale_cards: list[str] = []
 
     def report(self, position: Position, code: str, message: str, severity: str = ERROR) -> None:
         self.problems.append(Problem(self.where, position.line, position.column, severity, code, message))
@@ -216,17 +244,74 @@ class _DeckBuilder:
         descriptions = self._localized(data, "description") or {language: "" for language in self.languages}
         tags = self._tags(data)
         seed_path, seed_text = self._seed(data)
-        if seed_path is None:
+        if seed_path is _OUTSIDE:
             # A seed outside the deck's tree is refused outright: the source viewer must never show
             # /etc/passwd or read /dev/zero because a deck said so (F4).
             return None
+        seed_hash = self._seed_hash(data, seed_path, seed_text)
+        min_coverage = self._min_coverage(data)
+        self.seed_markdown = seed_path is not None and is_markdown(seed_path)
+        self.has_seed = "seed" in data
         cards = self._cards(data, seed_text)
+        if seed_path is None and "seed" not in data:
+            self.report(data.value_positions["id"], "no-source",
+                        "the deck names no source document ('seed:'), so there are no quotes to verify; "
+                        "add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked",
+                        severity=WARNING)
+        self._report_stale(data)
+        keys = {key: data.value_positions[key] for key in ("seed", "seed_hash", "min_coverage") if key in data}
+        extra = dict(seed_hash=seed_hash, min_coverage=min_coverage, key_positions=keys)
         if not self.bilingual:
             return Deck(deck_id, titles[NO_LANGUAGE], self.path, seed_path, tuple(cards), descriptions[NO_LANGUAGE], tags,
-                        data.value_positions["id"])
+                        data.value_positions["id"], **extra)
         return Deck(deck_id, titles[self.primary], self.path, seed_path, tuple(cards), descriptions[self.primary], tags,
                     data.value_positions["id"], languages=self.languages, language=self.primary,
-                    titles=titles, descriptions=descriptions)
+                    titles=titles, descriptions=descriptions, **extra)
+
+    def _seed_hash(self, data: LocatedDict, seed_path: Path | None, seed_text: str | None) -> str:
+        """The recorded hash; when the seed no longer has it, the cards' quotes are judged as stale."""
+        if "seed_hash" not in data:
+            return ""
+        recorded = self._text(data, "seed_hash")
+        position = data.value_positions["seed_hash"]
+        if recorded is None:
+            return ""
+        if not re.fullmatch(r"sha256:[0-9a-f]{64}", recorded):
+            self.report(position, "bad-seed-hash", f"seed_hash {recorded!r} is not 'sha256:' and 64 hex digits; "
+                        "run 'studyapp check --accept-source DECK' to record the seed's hash")
+            return ""
+        if seed_path is None or seed_text is None:
+            return recorded
+        actual = self.seeds.hash(seed_path)
+        if actual is not None and actual != recorded:
+            self.stale = (position, recorded, actual)
+        return recorded
+
+    def _min_coverage(self, data: LocatedDict) -> float | None:
+        if "min_coverage" not in data:
+            return None
+        from .curriculum import parse_share
+
+        share = parse_share(data["min_coverage"])
+        if share is None:
+            self.report(data.value_positions["min_coverage"], "bad-share",
+                        f"min_coverage {data['min_coverage']!r} is not a share: write it as 80% or 0.8 (above 0, at most 100%)")
+        return share
+
+    def _report_stale(self, data: LocatedDict) -> None:
+        if self.stale is None:
+            return
+        position, recorded, actual = self.stale
+        affected = len(self.stale_cards)
+        if affected == 1:
+            listed = "1 card quotes a passage that moved or vanished (listed)"
+        elif affected:
+            listed = f"{affected} cards quote passages that moved or vanished (listed)"
+        else:
+            listed = "every card's quotes are still verbatim in it"
+        self.report(position, "source-changed",
+                    f"the seed changed since its hash was recorded ({recorded[:15]}..., now {actual[:15]}...); {listed}; "
+                    f"once you have looked, run 'studyapp check --accept-source {data.get('id')}' to record the new hash")
 
     def _languages(self, data: LocatedDict) -> tuple[str, ...] | None:
         if "languages" not in data:
@@ -389,16 +474,17 @@ class _DeckBuilder:
         return tags
 
     def _seed(self, data: LocatedDict) -> tuple[Path | None, str | None]:
-        """The seed's resolved path and text; no path at all when it lies outside the deck's tree."""
+        """The seed's resolved path and text; no path for a deck without one, _OUTSIDE when it lies
+        outside the deck's tree."""
         seed = self._text(data, "seed")
         if seed is None:
-            return self.path, None
+            return None, None
         position = data.value_positions["seed"]
         relative = Path(seed)
         if relative.is_absolute():
             self.report(position, "seed-outside", f"seed path {seed!r} is absolute; give it relative to this deck "
                         "file; the deck was not loaded")
-            return None, None
+            return _OUTSIDE, None
         deck_dir = self.path.parent.resolve()
         root = deck_dir.parent
         # resolve() follows symbolic links, so a link inside the tree that points outside it is outside.
@@ -407,7 +493,7 @@ class _DeckBuilder:
             self.report(position, "seed-outside",
                         f"seed path {seed!r} leads to {resolved}, outside {root}; seeds must lie within the folder "
                         "that holds the deck's folder; the deck was not loaded")
-            return None, None
+            return _OUTSIDE, None
         if not resolved.exists():
             self.report(position, "missing-seed", f"seed file {seed!r} does not exist (looked for {resolved})")
             return resolved, None
@@ -428,7 +514,9 @@ class _DeckBuilder:
             self.report(data.value_positions["cards"], "wrong-type", f"'cards' must be a list of cards, not {_kind(cards_value)}")
             return []
         if not cards_value:
-            self.report(data.value_positions["cards"], "no-cards", "the deck has no cards; add at least one")
+            # A warning: a bank just scaffolded by 'studyapp new' has none yet, and nothing is wrong with it.
+            self.report(data.value_positions["cards"], "no-cards",
+                        "the deck has no cards yet; add one (or uncomment an example)", severity=WARNING)
         self.card_entries = len(cards_value)
         cards: list[Card] = []
         first_by_id: dict[str, Position] = {}
@@ -498,7 +586,7 @@ class _DeckBuilder:
         for key in CARD_REQUIRED[card_type]:
             if key not in raw:
                 self.report(position, "missing-field", f"{label} needs '{key}'; add it")
-        if "source" not in raw:
+        if "source" not in raw and self.has_seed:
             self.report(position, "missing-field", "the card has no 'source'; quote the passage of the seed it tests")
         texts: dict[str, dict[str, str]] = {}
         for key in ("front", "back", "text", "statement", "explanation"):
@@ -696,11 +784,27 @@ class _DeckBuilder:
     def _sources(self, source: tuple[str, ...], raw: LocatedDict, seed_text: str) -> None:
         position = raw.value_positions["source"]
         for quote in source:
-            if quote in seed_text:
+            if quote in seed_text or self.seed_markdown and _in_rendered(quote, seed_text):
                 continue
             closest = _closest_passage(quote, seed_text)
-            self.report(position, "source-not-in-seed",
-                        f"source quote {quote!r} is not verbatim in the seed; the closest passage is {closest!r}; copy it character for character")
+            if self.stale is None:
+                self.report(position, "source-not-in-seed",
+                            f"source quote {quote!r} is not verbatim in the seed; the closest passage is {closest!r}; "
+                            "copy it character for character")
+                continue
+            import difflib
+
+            card = raw.get("id") if isinstance(raw.get("id"), str) else "?"
+            if card not in self.stale_cards:
+                self.stale_cards.append(card)
+            if difflib.SequenceMatcher(None, quote, closest, autojunk=False).ratio() >= MOVED_SIMILARITY:
+                self.report(position, "quote-moved",
+                            f"card '{card}': the seed changed and its quote {quote!r} is no longer verbatim; the closest "
+                            f"new passage is {closest!r}; quote that (or reword the card) if it still says the same")
+            else:
+                self.report(position, "quote-vanished",
+                            f"card '{card}': the seed changed and its quote {quote!r} is gone; the closest new passage is "
+                            f"{closest!r}; if the statement was removed, remove or rewrite the card")
 
     def _leaks(self, card: Card) -> None:
         seen: set[tuple[str, str, str]] = set()
@@ -733,6 +837,14 @@ class _DeckBuilder:
                                 f"a short phrase ({MAX_REVERSE_WORDS} words, two Chinese characters counting as one); "
                                 f"a reverse card pairs two terms: make it a basic card", severity=WARNING)
                     break
+
+
+def _in_rendered(quote: str, body: str) -> bool:
+    """Whether a quote matches the Markdown body as it reads, written either as it reads or with its markup."""
+    from .sourcetext import render_inline, rendered
+
+    text = rendered(body)
+    return quote in text or render_inline(quote) in text
 
 
 def _example(languages: tuple[str, ...]) -> str:

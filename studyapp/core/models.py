@@ -147,7 +147,7 @@ class Deck:
     id: str
     title: str
     path: Path
-    seed_path: Path
+    seed_path: Path | None  # None: a bank with no source document (its quotes are not verified)
     cards: tuple[Card, ...]
     description: str = ""
     tags: tuple[str, ...] = ()
@@ -158,6 +158,12 @@ class Deck:
     language: str = ""
     titles: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     descriptions: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # The seed's content hash as the author last accepted it ("sha256:<hex>", "" when none is recorded),
+    # and the share of the seed's statements its cards must quote (None: no minimum).
+    seed_hash: str = ""
+    min_coverage: float | None = None
+    # Where deck-level keys are written (seed, seed_hash, min_coverage), for messages about them.
+    key_positions: dict[str, Position] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def primary_language(self) -> str:

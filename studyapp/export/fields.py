@@ -218,6 +218,8 @@ def document_title(deck: Deck) -> str:
     """The source document's title from the seed's front matter, else the deck's title."""
     from ..core.loader import SeedUnreadable, read_seed_file
 
+    if deck.seed_path is None:
+        return deck.title
     try:
         text = read_seed_file(Path(deck.seed_path))
     except SeedUnreadable:

@@ -91,6 +91,8 @@ SPECS: tuple[KeySpec, ...] = (
     _k("browse.search", "slash", "search", "Search", "Search: words, tag:NAME, deck:ID, is:new|learning|review|due|suspended|leech|flagged"),
     _k("browse.suspend", "exclamation_mark", "toggle_suspend", "Suspend", "Suspend or unsuspend the highlighted card"),
     _k("browse.source", "s", "source", "Source", "Open the source passage of the highlighted card"),
+    _k("browse.coverage", "v", "coverage", "Coverage",
+       "What of the highlighted card's source document the deck's cards quote, statement by statement"),
     _k("browse.leave", "escape", "leave", "Back", "Back (from the search box: to the list)"),
     # Stats.
     _k("stats.leave", "escape,q", "leave", "Back", "Back to the decks"),
@@ -106,6 +108,9 @@ SPECS: tuple[KeySpec, ...] = (
     _k("flag.cancel", "escape", "cancel", "Cancel", "Cancel without flagging"),
     _k("source.close", "escape,q,s", "close", "Close", "Close the source"),
     _k("source.next", "n", "next_quote", "Next quote", "Jump to the next quoted passage"),
+    _k("coverage.close", "escape,q,v", "close", "Close", "Close the coverage view"),
+    _k("coverage.only-unquoted", "u", "toggle_unquoted", "Unquoted only",
+       "Show only the statements no card quotes, or every statement again"),
     _k("problem.close", "escape,q,enter,space", "close", "Quit", "Close and quit"),
 )
 

@@ -111,6 +111,8 @@ class Services:
         from ..core.loader import SeedUnreadable, read_seed_file, seed_body
         from ..core.terminal_text import visible
 
+        if deck.seed_path is None:
+            raise StudyappError(visible(f"deck {deck.id} names no source document ('seed:' in {deck.path})"))
         try:
             return visible(seed_body(read_seed_file(Path(deck.seed_path))))
         except SeedUnreadable as why:

@@ -121,7 +121,7 @@ async def test_flag_with_a_note(harness):
 
 
 async def test_source_opens_the_document_with_the_quote_highlighted(harness):
-    from studyapp.tui.modals.source import SourceModal
+    from studyapp.tui.modals.source import QuotedMarkdown, SourceModal
 
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
@@ -130,8 +130,11 @@ async def test_source_opens_the_document_with_the_quote_highlighted(harness):
         await wait_for(pilot, lambda: isinstance(app.screen, SourceModal), "the source viewer")
         modal = app.screen
         assert modal.quote_lines == [0]  # the first line of the document body (front matter removed)
-        highlighted = [modal.content.plain[span.start:span.end] for span in modal.content.spans]
-        assert "The widget cache has three layers." in highlighted
+        # The seed is Markdown: it is shown rendered, the passage highlighted in the block that holds it.
+        await wait_for(pilot, lambda: modal.rendered, "the document rendered")
+        document = modal.query_one(QuotedMarkdown)
+        assert document.highlighted == ["The widget cache has three layers."]
+        assert [b.source_range[0] for b in document.quoted_blocks] == [0]
         await wait_for_text(pilot, "1 passage highlighted")
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "back to the review")

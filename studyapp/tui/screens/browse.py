@@ -205,7 +205,7 @@ class BrowseScreen(AppScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not super().check_action(action, parameters):
             return False
-        if action in ("toggle_suspend", "source"):
+        if action in ("toggle_suspend", "source", "coverage"):
             return self.loaded and self.selected_key() is not None and not self.query_one("#browse-search").has_focus
         return True
 
@@ -244,6 +244,7 @@ class BrowseScreen(AppScreen):
             self._show_detail(self.selected_key() or key)
 
     def action_source(self) -> None:
+        from ...core.sourcetext import is_markdown
         from ..modals.source import SourceModal
 
         key = self.selected_key()
@@ -265,9 +266,36 @@ class BrowseScreen(AppScreen):
             except StudyappError as error:
                 self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
                 return
-            self.app.call_from_thread(self.app.push_screen, SourceModal(deck.title, text, quotes))
+            self.app.call_from_thread(self.app.push_screen, SourceModal(
+                deck.title, text, quotes, markdown=is_markdown(deck.seed_path)))
 
         self.run_worker(read, thread=True, group="source", exclusive=True)
+
+    def action_coverage(self) -> None:
+        from ..modals.coverage import CoverageModal
+
+        key = self.selected_key()
+        catalog = self.app.services.loaded_catalog
+        item = next((item for item, _, _ in self.entries if item.key == key), None)
+        deck = catalog.deck(item.deck_id) if item is not None and catalog is not None else None
+        if deck is None:
+            return
+        if deck.seed_path is None:
+            self.notify(f"deck {deck.id} names no source document, so there is no coverage to show", markup=False)
+            return
+
+        def measure() -> None:
+            # In a worker, like the source viewer: the seed is read bounded, regular files only (F4).
+            from ...authoring.coverage import coverage_of
+
+            coverage = coverage_of([deck])[0]
+            if not coverage.statements and deck.seed_path is not None:
+                self.app.call_from_thread(self.notify, f"the source document of {deck.id} cannot be read or has "
+                                          "no statements", severity="error", markup=False)
+                return
+            self.app.call_from_thread(self.app.push_screen, CoverageModal(deck.title, coverage))
+
+        self.run_worker(measure, thread=True, group="coverage", exclusive=True)
 
     def action_leave(self) -> None:
         search = self.query_one("#browse-search", Input)

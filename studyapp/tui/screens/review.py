@@ -352,6 +352,7 @@ class ReviewScreen(AppScreen):
                              flagged)
 
     def action_source(self) -> None:
+        from ...core.sourcetext import is_markdown
         from ..modals.source import SourceModal
 
         shown = self.shown
@@ -368,7 +369,8 @@ class ReviewScreen(AppScreen):
             except StudyappError as error:
                 self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
                 return
-            self.app.call_from_thread(self.app.push_screen, SourceModal(deck.title, text, quotes))
+            self.app.call_from_thread(self.app.push_screen, SourceModal(
+                deck.title, text, quotes, markdown=is_markdown(deck.seed_path)))
 
         self.run_worker(read, thread=True, group="source", exclusive=True)
 

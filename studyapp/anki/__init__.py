@@ -1,0 +1,1 @@
+"""Anki packages read without Anki: the collection inside a .apkg, its note types, notes and media."""
