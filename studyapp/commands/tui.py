@@ -83,6 +83,8 @@ def _run(context, **start) -> int:
         print(f"studyapp: error: {app.error_message}", file=sys.stderr)
     elif services.server_url:
         _sync_on_leaving(services)
+    if app.exit_message:
+        print(app.exit_message, file=sys.stderr)
     return app.return_code or 0
 
 

@@ -48,6 +48,10 @@ class StudyApp(App[int]):
         self.sync_status: str | None = None  # what the last background sync with the team server said
         # Set before exiting on a problem the learner must fix; commands/tui.py prints it after the UI is gone.
         self.error_message: str | None = None
+        # Printed to stderr once the UI is gone (Ctrl+C says what was kept).
+        self.exit_message: str | None = None
+        # Review and cram answers given in this run, each committed when given (undos subtract).
+        self.answers_saved = 0
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self._keymap = self._normalize_keymap(config.keys)
         if config.theme in self.available_themes:
@@ -102,6 +106,13 @@ class StudyApp(App[int]):
 
         if not isinstance(self.screen, HelpModal):
             self.push_screen(HelpModal(self.screen))
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: leave at once, as an interrupted command does (status 130), saying what was kept."""
+        count = self.answers_saved
+        self.exit_message = (f"studyapp: interrupted; {count} answer{'' if count == 1 else 's'} saved "
+                             "(each answer is saved when it is given)")
+        self.exit(return_code=130)
 
     def go_home(self) -> None:
         """Back to the deck list: pop to it, or open it when the app started elsewhere."""

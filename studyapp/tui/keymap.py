@@ -33,8 +33,8 @@ SPECS: tuple[KeySpec, ...] = (
     _k("app.help", "question_mark", "app.help", "Keys", "List the keys of this screen"),
     _k("app.quit", "ctrl+q", "app.quit", "Quit", "Quit from anywhere", show=False, priority=True),
     # Ctrl+C leaves from anywhere; every answer is already saved when it is given.
-    _k("app.interrupt", "ctrl+c", "app.quit", "Quit", "Quit from anywhere (progress is kept)", show=False,
-       priority=True),
+    _k("app.interrupt", "ctrl+c", "app.interrupt", "Quit",
+       "Quit from anywhere, exit status 130, saying how many answers were saved", show=False, priority=True),
     # Home: the deck list (Anki: s study, b browse, t stats).
     _k("home.study", "s", "study", "Study", "Review the highlighted deck (Enter too)"),
     _k("home.study-all", "a", "study_all", "All", "Review all decks"),

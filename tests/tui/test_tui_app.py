@@ -246,6 +246,32 @@ async def test_ctrl_c_quits_from_anywhere(harness, where):
             await wait_for(pilot, lambda: app.screen.query_one("#flag-note").has_focus, "the flag note box")
         await pilot.press("ctrl+c")
         await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 130
+    assert app.exit_message == "studyapp: interrupted; 0 answers saved (each answer is saved when it is given)"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_ctrl_c_mid_session_counts_the_saved_answers_less_the_undone_ones(harness, size):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.screen.shown is not None, "a card")
+        screen = app.screen
+        for rating in ("3", "1", "4"):
+            before = screen.shown.key
+            await pilot.press("space", rating)
+            await wait_for(pilot, lambda: screen.shown is not None and screen.shown.key != before, "the next card")
+        await pilot.press("u")
+        await wait_for(pilot, lambda: any(n.message.startswith("Undone") for n in app._notifications), "the undo")
+        assert [n.message for n in app._notifications if n.message.startswith("Undone")] == [
+            "Undone: Easy on ui-sample / top-layer."]
+        await pilot.press("minus", "u")
+        await wait_for(pilot, lambda: "Undone: bury of ui-sample / top-layer." in
+                       [n.message for n in app._notifications], "the bury undone")
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 130
+    assert app.exit_message == "studyapp: interrupted; 2 answers saved (each answer is saved when it is given)"
+    assert [rating for _, rating, _ in harness.reviews()] == [3, 1]
 
 
 # -- import hygiene --------------------------------------------------------------------------

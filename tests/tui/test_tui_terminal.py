@@ -65,3 +65,40 @@ def test_study_three_cards_in_a_real_terminal_then_stats_counts_them(tmp_path):
     document = json.loads(stats.stdout)
     assert document["reviews"] == 3
     assert [deck["reviews"] for deck in document["decks"]] == [3]
+
+
+@pytest.mark.parametrize("width, height", [(80, 24), (120, 35)])
+def test_ctrl_c_mid_session_exits_130_and_says_how_many_answers_were_saved(tmp_path, width, height):
+    if shutil.which("tmux") is None:
+        pytest.fail("this test needs tmux: apt-get install tmux (CI's .ci/run installs it)")
+    home = tmp_path / "home"
+    env = {"TERM": "xterm-256color", "LANG": "C.UTF-8", "STUDYAPP_HOME": str(home), "PYTHONPATH": str(ROOT),
+           "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    inner = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    study = f"env -i {inner} {shlex.quote(sys.executable)} -m studyapp study {DECK}"
+    status_file = tmp_path / "exit-status"
+    # The shell stays a while after studyapp exits, so the pane still shows what it printed.
+    command = f"sh -c {shlex.quote(f'{study}; echo $? > {shlex.quote(str(status_file))}; sleep 60')}"
+    tmux = Tmux(width, height)
+    try:
+        tmux.start(command)
+        question = lambda text: "Space: show the answer" in text and "Again ·" not in text  # noqa: E731
+        tmux.wait(question, "the first card")
+        for number in range(1, 3):
+            tmux.keys("Space")
+            tmux.wait(lambda text: "1 Again ·" in text, f"the answer of card {number}")
+            tmux.keys("3")
+            tmux.wait(lambda text, n=number: question(text) and f"new {20 - n}" in text, f"card {number + 1}")
+        tmux.keys("C-c")
+        tmux.wait(lambda text: status_file.exists() and status_file.read_text().strip() != "", "studyapp to exit")
+        assert status_file.read_text().strip() == "130"
+        screen = tmux.wait(lambda text: "interrupted" in text, "the line on stderr")
+        assert "studyapp: interrupted; 2 answers saved (each answer is saved when it is given)" in screen
+    finally:
+        tmux.close()
+    stats = subprocess.run([sys.executable, "-m", "studyapp", "stats", DECK, "--json"],
+                           env={**{k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")},
+                                "STUDYAPP_HOME": str(home), "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["reviews"] == 2

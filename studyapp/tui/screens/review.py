@@ -15,7 +15,7 @@ from .. import keymap
 from ..timefmt import when
 from ..widgets.cards import render
 from ..widgets.review.card_view import CardView, Face
-from ..widgets.review.grade_bar import GradeBar
+from ..widgets.review.grade_bar import NAMES as GRADE_LABELS, GradeBar
 from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
@@ -40,6 +40,9 @@ class ReviewScreen(AppScreen):
         self.standalone = standalone
         self.session = None
         self.shown = None
+        # What each undo level took back, newest last, as the session's own undo stack grows:
+        # (kind, description) with kind "answer" | "bury" | "suspend" | "flag".
+        self._done: list[tuple[str, str]] = []
         self._reset_face()
 
     def _reset_face(self) -> None:
@@ -288,8 +291,14 @@ class ReviewScreen(AppScreen):
         except StudyappError as error:
             self.notify(error.message, severity="error", markup=False, timeout=10)
             return
+        self._done.append(("answer", f"{GRADE_LABELS[rating]} on {self._card_name(shown)}"))
+        self.app.answers_saved += 1
         self.services.forget_overview()
         self._show(following)
+
+    @staticmethod
+    def _card_name(shown) -> str:
+        return f"{shown.item.deck_id} / {shown.item.card.id}" if shown.item is not None else shown.key
 
     def action_undo(self) -> None:
         assert self.session is not None
@@ -305,11 +314,15 @@ class ReviewScreen(AppScreen):
             self.notify(error.message, severity="warning", markup=False)
             return
         self.services.forget_overview()
-        self.notify("Undone.", timeout=2)
+        kind, what = self._done.pop() if self._done else ("", "the last action")
+        if kind == "answer":
+            self.app.answers_saved -= 1
+        self.notify(f"Undone: {what}.", timeout=3, markup=False)
         self._show(again)
 
     def _hide(self, how: str) -> None:
         assert self.session is not None
+        hidden = self.shown
         try:
             with self.services.lock:
                 getattr(self.session, how)()
@@ -317,6 +330,7 @@ class ReviewScreen(AppScreen):
         except StudyappError as error:
             self.notify(error.message, severity="error", markup=False)
             return
+        self._done.append((how, f"{'bury' if how == 'bury' else 'suspend'} of {self._card_name(hidden)}"))
         self.services.forget_overview()
         self.notify("Buried until tomorrow; u undoes." if how == "bury" else "Suspended; u undoes.", timeout=3)
         self._show(following)
@@ -345,6 +359,7 @@ class ReviewScreen(AppScreen):
             except StudyappError as error:
                 self.notify(error.message, severity="error", markup=False)
                 return
+            self._done.append(("flag", f"{'flag' if note else 'flag cleared'} on {self._card_name(shown)}"))
             self.notify("Flagged; u undoes." if note else "Flag cleared.", timeout=3)
             self._draw()
 
