@@ -151,3 +151,55 @@ async def test_a_deck_that_failed_to_load_is_a_warning_and_the_others_work(harne
         await pilot.press("s")
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None,
                        "a review of a deck that loaded")
+
+
+# -- layout at the common sizes ----------------------------------------------------------------
+
+def test_the_deck_table_fits_the_terminal():
+    from studyapp.tui.screens.home import deck_table_layout
+
+    # 80 columns: 2 for the scrollbar, 6 columns of 2 padding cells, 32 for the numbers and a short bar.
+    assert deck_table_layout(80, 53) == (34, 8)
+    assert deck_table_layout(99, 53) == (53, 8)
+    assert deck_table_layout(99, 60) == (53, 8)
+    assert deck_table_layout(100, 60) == (50, 12)  # the long bar from 100 columns
+    assert deck_table_layout(120, 53) == (53, 12)  # never wider than the longest title
+    assert deck_table_layout(40, 53) == (12, 8)
+
+
+def test_a_curriculum_line_is_cut_to_the_width_never_wrapped():
+    from studyapp.tui.screens.home import track_line
+
+    track = {"title": "Training recipes and memory", "mastered_facts": 3, "facts": 10, "target": 0.85,
+             "status": "on track", "deadline": "2026-12-17"}
+    narrow = track_line(2, track, 78)
+    # 78 cells: 4 for the number, 48 for bar, share, target, status and deadline, 26 for the title.
+    assert narrow.plain == " 2. Training recipes and memo… ██░░░░░░  30% of 85% · on track · by 2026-12-17"
+    assert narrow.cell_len == 78
+    wide = track_line(2, track, 118)
+    assert wide.plain == (" 2. Training recipes and memory      ████░░░░░░░░  30% of 85% mastered · on track"
+                          " · by 2026-12-17")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_home_shows_every_column_and_the_keys_hint_with_the_bundled_decks(harness, size):
+    from studyapp.core.catalog import bundled_decks_dir
+
+    app = harness.app("home", decks=[bundled_decks_dir()])
+    async with app.run_test(size=size) as pilot:
+        await open_home(pilot)
+        await wait_for_text(pilot, "Curriculum")
+        text = screen_text(app)
+        lines = text.split("\n")
+        header = next(line for line in lines if line.startswith(" Deck "))
+        for column in ("New", "Learning", "Due", "Progress", "Items"):
+            assert f" {column} " in header + " ", column
+        assert lines[-1].startswith("? Keys") and "q Quit" in lines[-1]
+        # Each track on its own line, none wrapped to column 1.
+        tracks = [line for line in lines if line.startswith("  1. ") or line.startswith("  2. ")
+                  or line.startswith("  3. ")]
+        assert len(tracks) == 3 and all("% of " in line and "not started" in line for line in tracks)
+        assert not any(line.startswith(" started") or line.startswith(" track") for line in lines)
+        start = lines.index(header) + 1
+        assert len([line for line in lines[start:start + 9] if line.strip()]) == 8  # every deck, one line each
+        assert "3FS" in lines[start + 7]  # the eighth

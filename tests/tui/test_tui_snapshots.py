@@ -250,3 +250,65 @@ def test_terminal_too_small(snap_compare, harness):
         await _ready(pilot)
 
     assert snap_compare(harness.app("home"), terminal_size=(50, 12), run_before=run_before)
+
+
+# -- 80x24, the most common terminal size ----------------------------------------------------------
+
+SMALL = (80, 24)
+
+
+def test_home_80x24(snap_compare, harness):
+    answer(harness, {"ui-sample/layer-count/main": [3], "ui-sample/markup-literal/main": [4]})
+
+    async def run_before(pilot):
+        await _home_ready(pilot)
+        await _ready(pilot)
+
+    assert snap_compare(harness.app("home"), terminal_size=SMALL, run_before=run_before)
+
+
+def test_review_choice_card_after_a_wrong_pick_80x24(snap_compare, harness):
+    async def run_before(pilot):
+        await _card_ready(pilot)
+        await _to_card(pilot, "ui-sample/transaction-choice/main")
+        await pilot.press("2")
+        await _ready(pilot)
+
+    assert snap_compare(harness.app("study", ["ui-sample"], cram=True), terminal_size=SMALL, run_before=run_before)
+
+
+def test_browse_80x24(snap_compare, harness):
+    answer(harness, {"ui-sample/layer-count/main": [1, 3]})
+
+    async def run_before(pilot):
+        await _home_ready(pilot)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: "History" in screen_text(pilot.app), "the detail")
+        await _ready(pilot)
+
+    assert snap_compare(harness.app("home"), terminal_size=SMALL, run_before=run_before)
+
+
+def test_stats_80x24(snap_compare, harness):
+    answer(harness, {"ui-sample/layer-count/main": [4], "ui-sample/markup-literal/main": [3]}, days=1)
+
+    async def run_before(pilot):
+        await _home_ready(pilot)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False) and
+                       pilot.app.screen.query_one("#chart-reviews").values, "the stats")
+        # The deck table is below the charts at this height: show it.
+        pilot.app.screen.query_one("#stats-body").scroll_end(animate=False)
+        await _ready(pilot)
+
+    assert snap_compare(harness.app("home"), terminal_size=SMALL, run_before=run_before)
+
+
+def test_settings_80x24(snap_compare, harness):
+    async def run_before(pilot):
+        await _home_ready(pilot)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: getattr(pilot.app.screen, "loaded", False), "the settings")
+        await _ready(pilot)
+
+    assert snap_compare(harness.app("home"), terminal_size=SMALL, run_before=run_before)

@@ -17,10 +17,43 @@ from ..widgets.cards import render
 from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
-QUESTION_CELLS = 30
-DECK_CELLS = 12
+# The list's columns: the question takes what the others leave. State fits "suspended"; Due a
+# date, month and day only below WIDE_COLUMNS, where the year would take the question's room.
+WIDE_COLUMNS = 100
+STATE_CELLS = 9
+DATE_CELLS, SHORT_DATE_CELLS = 10, 5
+DECK_CELLS, SHORT_DECK_CELLS = 12, 10
+MIN_QUESTION_CELLS = 12
+CELL_PADDING = 2
+SCROLLBAR = 2
 MAX_ROWS = 1000  # a DataTable of 100,000 rows is slow to fill and nobody scrolls it: refine the search
 RATING_NAMES = {0: "reset", 1: "Again", 2: "Hard", 3: "Good", 4: "Easy"}
+
+
+def list_layout(screen_width: int, list_width: int) -> dict[str, int]:
+    """Cells of each column of the item list, ``list_width`` cells wide in a ``screen_width`` terminal.
+
+    The question column takes what the list's scrollbar, the padding of four columns and the
+    other columns leave.
+    """
+    wide = screen_width >= WIDE_COLUMNS
+    deck = DECK_CELLS if wide else SHORT_DECK_CELLS
+    due = DATE_CELLS if wide else SHORT_DATE_CELLS
+    question = list_width - SCROLLBAR - 4 * CELL_PADDING - deck - STATE_CELLS - due
+    return {"question": max(MIN_QUESTION_CELLS, question), "deck": deck, "state": STATE_CELLS, "due": due}
+
+
+def break_id(key: str, width: int) -> str:
+    """An item id on as few lines as fit ``width``, broken only after a "/" (never inside a part)."""
+    lines = [""]
+    for part in key.split("/"):
+        piece = part if not lines[-1] else "/" + part
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines[-1] += "/"
+            lines.append(part)
+        else:
+            lines[-1] += piece
+    return "\n".join(lines)
 
 
 def interval_text(interval: int) -> str:
@@ -60,11 +93,35 @@ class BrowseScreen(AppScreen):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#browse-table", DataTable)
-        for label, key in (("Question", "question"), ("Deck", "deck"), ("State", "state"), ("Due", "due")):
-            table.add_column(label, key=key)
-        table.focus()
+        self._layout: dict[str, int] | None = None
+        self._set_columns()
+        self.query_one("#browse-table", DataTable).focus()
         self.reload()
+
+    def _set_columns(self) -> bool:
+        """Columns sized to the terminal; True when they changed (the rows must be added again)."""
+        table = self.query_one("#browse-table", DataTable)
+        # Before the first layout the list has no width yet: two thirds of the screen, as app.tcss has it.
+        layout = list_layout(self.app.size.width, table.size.width or self.app.size.width * 2 // 3)
+        if layout == self._layout:
+            return False
+        self._layout = layout
+        table.clear(columns=True)
+        for label, key in (("Question", "question"), ("Deck", "deck"), ("State", "state"), ("Due", "due")):
+            table.add_column(label, key=key, width=layout[key])
+        return True
+
+    def on_resize(self) -> None:
+        # After the layout that the resize starts: the list's new width is known then.
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        if self._set_columns() and self.loaded:
+            cursor = self.query_one("#browse-table", DataTable).cursor_row
+            self._search(self.query_one("#browse-search", Input).value)
+            table = self.query_one("#browse-table", DataTable)
+            if table.row_count:
+                table.move_cursor(row=min(cursor, table.row_count - 1))
 
     def reload(self) -> None:
         self.run_worker(self._load, thread=True, name="browse-load", group="browse-load", exclusive=True,
@@ -113,13 +170,14 @@ class BrowseScreen(AppScreen):
         for item, row in found[:MAX_ROWS]:
             states = browse_query.item_states(row, self.today, self.end_of_today)
             state = "suspended" if row.suspended else "buried" if "buried" in states else row.state.state
+            layout = self._layout
             question = Text(render.question(item.card, item.variant).plain.replace("\n", " "))
             # Cells, not characters: a Chinese question is twice as wide as its length.
-            question.truncate(QUESTION_CELLS, overflow="ellipsis")
+            question.truncate(layout["question"], overflow="ellipsis")
             deck = Text(item.deck_id)
-            deck.truncate(DECK_CELLS, overflow="ellipsis")
-            table.add_row(question, deck, Text(state),
-                          Text(self._date(row.state.due_ms) if not row.state.is_new else "-"), key=item.key)
+            deck.truncate(layout["deck"], overflow="ellipsis")
+            due = self._date(row.state.due_ms, short=layout["due"] < DATE_CELLS) if not row.state.is_new else "-"
+            table.add_row(question, deck, Text(state), Text(due), key=item.key)
             self.shown_keys.append(item.key)
         more = f" (showing the first {MAX_ROWS}; narrow the search)" if len(found) > MAX_ROWS else ""
         problems = "  ·  " + "; ".join(query.problems) if query.problems else ""
@@ -132,10 +190,10 @@ class BrowseScreen(AppScreen):
             self.query_one("#browse-history", Static).update("")
         self.sync_bindings()
 
-    def _date(self, ms: int | None) -> str:
+    def _date(self, ms: int | None, *, short: bool = False) -> str:
         if ms is None:
             return "-"
-        return datetime.fromtimestamp(ms / 1000, self.zone).strftime("%Y-%m-%d")
+        return datetime.fromtimestamp(ms / 1000, self.zone).strftime("%m-%d" if short else "%Y-%m-%d")
 
     # ------------------------------------------------------------ the detail pane
 
@@ -187,8 +245,9 @@ class BrowseScreen(AppScreen):
                                           f"   reviews {state.reps} · lapses {state.lapses} · recall now {recall}"))
         if row.flag_note is not None:
             lines.append(Content.assemble(("Flag      ", "bold"), render.plain(row.flag_note or "(no note)")))
-        lines.append(render.plain(key, render.MUTED))
-        self.query_one("#browse-card", Static).update(Content("\n").join(lines))
+        card_box = self.query_one("#browse-card", Static)
+        lines.append(render.plain(break_id(key, card_box.content_region.width or len(key)), render.MUTED))
+        card_box.update(Content("\n").join(lines))
         history = [Content.assemble(("History", "bold $accent"))]
         if not info.history:
             history.append(render.plain("not reviewed yet", render.MUTED))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Static
@@ -12,6 +13,16 @@ from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 BAR_WIDTH = 12
+NARROW_BAR_WIDTH = 8
+# Below this many columns the bars shorten and the curriculum lines drop a word, so that every
+# column and the footer's ? Keys fit an 80-column terminal.
+WIDE_COLUMNS = 100
+# (key, label, width in cells) of the deck table's number columns; the deck title takes the rest.
+NUMBER_COLUMNS = (("new", "New", 3), ("learning", "Learning", 8), ("due", "Due", 3))
+ITEMS_COLUMN = ("items", "Items", 5)
+CELL_PADDING = 2  # a DataTable cell's padding, both sides together
+SCROLLBAR = 2
+TRACK_TITLE_CELLS = 32
 TRACK_STYLES = {"done": "green", "behind": "red", "on track": "blue", "not started": "dim"}
 
 
@@ -20,6 +31,43 @@ def progress_bar(seen: int, total: int, width: int = BAR_WIDTH) -> Text:
     filled = round(share * width)
     bar = Text("█" * filled, style="green") + Text("░" * (width - filled), style="dim")
     return bar + Text(f" {share:4.0%}")
+
+
+def cut(text: str, cells: int) -> Text:
+    """``text`` in at most ``cells`` terminal cells, an ellipsis marking a cut (wide characters count two)."""
+    out = Text(text)
+    out.truncate(max(1, cells), overflow="ellipsis")
+    return out
+
+
+def deck_table_layout(width: int, longest_title: int) -> tuple[int, int]:
+    """(deck title cells, progress bar cells) for a terminal ``width`` cells wide: every column fits."""
+    bar = BAR_WIDTH if width >= WIDE_COLUMNS else NARROW_BAR_WIDTH
+    progress = bar + 5  # the bar and " 100%"
+    fixed = sum(cells for *_, cells in NUMBER_COLUMNS) + progress + ITEMS_COLUMN[2]
+    columns = len(NUMBER_COLUMNS) + 3
+    # Room is kept for the table's scrollbar, which comes when the rows outgrow the screen.
+    title = width - SCROLLBAR - columns * CELL_PADDING - fixed
+    return max(12, min(longest_title, title)), bar
+
+
+def track_line(number: int, track: dict, width: int) -> Text:
+    """One curriculum track on one line of ``width`` cells (the title is cut to fit, never wrapped)."""
+    wide = width >= WIDE_COLUMNS - 2
+    bar = BAR_WIDTH if wide else NARROW_BAR_WIDTH
+    target = f" of {track['target']:.0%} mastered · " if wide else f" of {track['target']:.0%} · "
+    status = track["status"]
+    deadline = f" · by {track['deadline']}" if track["deadline"] and status != "done" else ""
+    rest = 1 + bar + 5 + len(target) + len(status) + len(deadline)
+    title_cells = max(8, min(TRACK_TITLE_CELLS, width - len(f" {number}. ") - rest))
+    title = cut(track["title"], title_cells)
+    title.pad_right(title_cells - title.cell_len)
+    text = Text(f" {number}. ") + title + Text(" ") + progress_bar(track["mastered_facts"], track["facts"], bar)
+    text += Text(target)
+    text += Text(status, style=TRACK_STYLES.get(status, ""))
+    if deadline:
+        text += Text(deadline, style="dim")
+    return text
 
 
 class HomeScreen(AppScreen):
@@ -44,14 +92,14 @@ class HomeScreen(AppScreen):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#deck-table", DataTable)
-        table.add_column("Deck", key="deck")
-        table.add_column("New", key="new")
-        table.add_column("Learning", key="learning")
-        table.add_column("Due", key="due")
-        table.add_column("Progress", key="progress")
-        table.add_column("Items", key="items")
+        self._layout: tuple[int, int] | None = None
+        self._next_step: dict | None = None
         self.refresh_decks()
+
+    def on_resize(self) -> None:
+        if self.loaded:
+            self._fill_table()
+            self._show_tracks(self.tracks, self._next_step)
 
     def refresh_decks(self) -> None:
         self.run_worker(self._load, thread=True, name="home-load", group="home-load", exclusive=True,
@@ -74,31 +122,17 @@ class HomeScreen(AppScreen):
                 next_step: dict | None = None) -> None:
         self.rows = rows
         self.tracks = tracks or []
+        self._next_step = next_step
         self._show_tracks(self.tracks, next_step)
         self.loaded = True
-        table = self.query_one("#deck-table", DataTable)
-        selected = self.selected_deck()
-        table.clear()
-        for row in rows:
-            seen = row.items - row.unseen
-            table.add_row(
-                Text(row.title),
-                Text(str(row.new), style="blue" if row.new else "dim"),
-                Text(str(row.learning), style="red" if row.learning else "dim"),
-                Text(str(row.due), style="green" if row.due else "dim"),
-                progress_bar(seen, row.items),
-                Text(str(row.items)),
-                key=row.deck_id,
-            )
-        if selected is not None and selected in {row.deck_id for row in rows}:
-            table.move_cursor(row=table.get_row_index(selected))
+        self._fill_table()
         warning_box = self.query_one("#home-warnings", Static)
         warning_box.display = bool(warnings)
         if warnings:
             warning_box.update(Text("⚠ " + "\n⚠ ".join(warnings)))
         empty = self.query_one("#home-empty", Static)
         empty.display = not rows
-        table.display = bool(rows)
+        self.query_one("#deck-table", DataTable).display = bool(rows)
         if not rows:
             empty.update("No decks found. Add a folder of decks with --decks DIR or STUDYAPP_DECKS, "
                          "then start studyapp again.")
@@ -110,19 +144,46 @@ class HomeScreen(AppScreen):
             "  ·  Enter studies the highlighted deck")
         self.sync_bindings()
 
+    def _fill_table(self) -> None:
+        """The deck rows, with column widths that fit the terminal (refilled when it is resized)."""
+        width = self.app.size.width
+        layout = deck_table_layout(width, max((cell_len(row.title) for row in self.rows), default=4))
+        table = self.query_one("#deck-table", DataTable)
+        selected = self.selected_deck()
+        title_cells, bar = layout
+        if layout != self._layout:
+            self._layout = layout
+            table.clear(columns=True)
+            table.add_column("Deck", key="deck", width=title_cells)
+            for key, label, cells in NUMBER_COLUMNS:
+                table.add_column(label, key=key, width=cells)
+            table.add_column("Progress", key="progress", width=bar + 5)
+            table.add_column(ITEMS_COLUMN[1], key=ITEMS_COLUMN[0], width=ITEMS_COLUMN[2])
+        else:
+            table.clear()
+        for row in self.rows:
+            seen = row.items - row.unseen
+            table.add_row(
+                cut(row.title, title_cells),
+                Text(str(row.new), style="blue" if row.new else "dim"),
+                Text(str(row.learning), style="red" if row.learning else "dim"),
+                Text(str(row.due), style="green" if row.due else "dim"),
+                progress_bar(seen, row.items, bar),
+                Text(str(row.items)),
+                key=row.deck_id,
+            )
+        if selected is not None and selected in {row.deck_id for row in self.rows}:
+            table.move_cursor(row=table.get_row_index(selected))
+
     def _show_tracks(self, tracks: list[dict], next_step: dict | None) -> None:
         box = self.query_one("#home-tracks", Static)
         box.display = bool(tracks)
         if not tracks:
             return
+        width = self.app.size.width - 2  # the box's padding
         text = Text("Curriculum\n", style="bold")
         for number, track in enumerate(tracks, 1):
-            text += Text(f" {number}. {track['title']:<32} ")
-            text += progress_bar(track["mastered_facts"], track["facts"])
-            text += Text(f" of {track['target']:.0%} mastered · ")
-            text += Text(track["status"], style=TRACK_STYLES.get(track["status"], ""))
-            if track["deadline"] and track["status"] != "done":
-                text += Text(f" · by {track['deadline']}", style="dim")
+            text += track_line(number, track, width)
             text += Text("\n")
         if next_step:
             text += Text(" Next: ", style="bold") + Text(next_step["title"])

@@ -56,15 +56,17 @@ class ScoreScreen(AppScreen):
                 yield Static(f"To revisit ({len(misses)}):", classes="heading", markup=False)
             for number, miss in enumerate(misses, 1):
                 question = miss.question
+                yield Static(Content.assemble((f"{number}. ", "bold"), render.plain(question.prompt)),
+                             classes="miss", markup=False)
+                # Its own widget with a left padding, so wrapped lines keep the indent.
                 lines = [
-                    Content.assemble((f"{number}. ", "bold"), render.plain(question.prompt)),
-                    Content.assemble(("   You answered: ", "dim"), render.plain(miss.given or "(nothing)", render.WRONG)),
-                    Content.assemble(("   Answer:       ", "dim"), render.plain(question.card.answer_text, render.RIGHT)),
+                    Content.assemble(("You answered: ", "dim"), render.plain(miss.given or "(nothing)", render.WRONG)),
+                    Content.assemble(("Answer:       ", "dim"), render.plain(question.card.answer_text, render.RIGHT)),
                 ]
                 if miss.feedback:
-                    lines.append(Content.assemble("   ", render.plain(miss.feedback, render.MUTED)))
-                lines.append(render.plain(f"   {question.deck_id} / {question.card.id}", render.MUTED))
-                yield Static(Content("\n").join(lines), classes="miss", markup=False)
+                    lines.append(render.plain(miss.feedback, render.MUTED))
+                lines.append(render.plain(f"{question.deck_id} / {question.card.id}", render.MUTED))
+                yield Static(Content("\n").join(lines), classes="miss-detail", markup=False)
         yield AppFooter()
 
     def on_mount(self) -> None:

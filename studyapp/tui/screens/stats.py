@@ -3,6 +3,7 @@ per-deck progress and leeches. Charts where a chart reads better than a table.""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -15,7 +16,28 @@ from ..widgets.cards import render
 from ..widgets.stats.bar_chart import BarChart
 from ..widgets.common.footer import AppFooter
 from .base import AppScreen
-from .home import progress_bar
+from .home import cut, progress_bar
+
+
+# (label, width in cells) of the deck table's number columns, full and below WIDE_COLUMNS;
+# the deck title takes what they leave, so the table never needs a horizontal scrollbar.
+WIDE_COLUMNS = 100
+COLUMNS = (("Items", 5), ("New", 3), ("Learning", 8), ("Review", 6), ("Due", 3), ("Reviews", 7),
+           ("Retention", 9), ("Progress", 15))
+NARROW_COLUMNS = (("Items", 5), ("New", 3), ("Learn", 5), ("Rev", 3), ("Due", 3), ("Answ", 4), ("Ret", 4),
+                  ("Seen", 4))
+PROGRESS_BAR = 10  # with " 100%": the Progress column's 15 cells
+BODY_PADDING = 4  # #stats-body's padding, both sides
+SCROLLBAR = 2
+CELL_PADDING = 2
+
+
+def deck_columns(width: int, longest_title: int) -> tuple[int, tuple[tuple[str, int], ...]]:
+    """(deck title cells, the other columns) for a terminal ``width`` cells wide."""
+    columns = COLUMNS if width >= WIDE_COLUMNS else NARROW_COLUMNS
+    fixed = sum(cells for _, cells in columns) + (len(columns) + 1) * CELL_PADDING
+    title = width - BODY_PADDING - SCROLLBAR - fixed
+    return max(10, min(longest_title, title)), columns
 
 
 class StatsScreen(AppScreen):
@@ -40,10 +62,13 @@ class StatsScreen(AppScreen):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#stats-decks", DataTable)
-        for label in ("Deck", "Items", "New", "Learning", "Review", "Due", "Reviews", "Retention", "Progress"):
-            table.add_column(label, key=label.lower())
+        self._decks: list = []
+        self._layout = None
         self.run_worker(self._load, thread=True, name="stats-load", exit_on_error=False)
+
+    def on_resize(self) -> None:
+        if self.loaded:
+            self._fill_decks()
 
     def _load(self) -> None:
         services = self.app.services
@@ -88,14 +113,8 @@ class StatsScreen(AppScreen):
         summary = Content.assemble(retention, "\n", ("Last 30 days ", "bold"),
                                    f"{answered} answers, {again} Again · retention by span: {periods}")
         self.query_one("#stats-retention", Static).update(summary)
-        table = self.query_one("#stats-decks", DataTable)
-        table.clear()
-        for row in figures["decks"]:
-            table.add_row(Text(row.title), str(row.items), str(row.new), str(row.learning), str(row.review),
-                          str(row.due), str(row.reviews),
-                          "-" if row.retention is None else f"{row.retention:.0%}",
-                          progress_bar(row.items - row.unseen, row.items, 10), key=row.deck_id)
-        table.styles.height = len(figures["decks"]) + 1
+        self._decks = figures["decks"]
+        self._fill_decks()
         leeches = figures["leeches"]
         if not leeches:
             text = render.plain("No leeches: no item has lapsed often enough to be one.", render.MUTED)
@@ -109,6 +128,29 @@ class StatsScreen(AppScreen):
             text = Content("\n").join(lines)
         self.query_one("#stats-leeches", Static).update(text)
         self.loaded = True
+
+    def _fill_decks(self) -> None:
+        rows = self._decks
+        title_cells, columns = deck_columns(self.app.size.width, max((cell_len(r.title) for r in rows), default=4))
+        table = self.query_one("#stats-decks", DataTable)
+        if (title_cells, columns) != self._layout:
+            self._layout = (title_cells, columns)
+            table.clear(columns=True)
+            table.add_column("Deck", key="deck", width=title_cells)
+            for label, cells in columns:
+                table.add_column(label, key=label.lower(), width=cells)
+        else:
+            table.clear()
+        wide = columns is COLUMNS
+        for row in rows:
+            seen = row.items - row.unseen
+            progress = progress_bar(seen, row.items, PROGRESS_BAR) if wide else \
+                Text(f"{seen / row.items if row.items else 0:.0%}")
+            table.add_row(cut(row.title, title_cells), str(row.items), str(row.new), str(row.learning),
+                          str(row.review), str(row.due), str(row.reviews),
+                          "-" if row.retention is None else f"{row.retention:.0%}", progress, key=row.deck_id)
+        # Every deck in view: the table is as tall as its rows, and the page scrolls instead.
+        table.styles.height = len(rows) + 1
 
     def action_leave(self) -> None:
         self.app.pop_screen()

@@ -40,7 +40,13 @@ class Face:
     choices: ShownChoices = ShownChoices((), None)
 
 
-def front(face: Face) -> Content:
+# The cells before an option's text ("✓ 1. "): its wrapped lines and its feedback start there.
+OPTION_INDENT = 5
+
+
+def front(face: Face, width: int | None = None) -> Content:
+    """Kind, question and options; wrapped option text and feedback hang under the option's text
+    (``width``: the cells to wrap to, None before the view is laid out)."""
     card, variant = face.item.card, face.item.variant
     kind = {"reverse": f"reverse ({variant})", "cloze": f"cloze {variant}"}.get(card.type, KIND_NAMES.get(card.type, card.type))
     lines = [render.plain(f"{face.item.deck_id} · {kind} · {face.queue}", render.MUTED),
@@ -50,15 +56,19 @@ def front(face: Face) -> Content:
         lines.append(Content(""))
         correct = face.choices.correct
         for i, text in enumerate(options):
-            lines.append(render.option_line(i, text, revealed=face.revealed, correct=i == correct,
-                                            chosen=i == face.chosen, second=render.second_option(card, text)))
+            lines.append(render.hanging(render.option_line(i, text, revealed=face.revealed, correct=i == correct,
+                                                           chosen=i == face.chosen,
+                                                           second=render.second_option(card, text)),
+                                        OPTION_INDENT, width))
             why = render.feedback(card, text) if face.revealed and card.type == "choice" and i != correct else None
             if why:
                 # Why this option is wrong, where the deck says, right under it.
-                lines.append(Content.assemble("     ", render.plain(why, render.MUTED)))
+                lines.append(render.hanging(Content.assemble(" " * OPTION_INDENT, render.plain(why, render.MUTED)),
+                                            OPTION_INDENT, width))
                 other = render.second_feedback(card, text)
                 if other:
-                    lines.append(Content.assemble("     ", render.plain(other, render.MUTED)))
+                    lines.append(render.hanging(Content.assemble(" " * OPTION_INDENT, render.plain(other, render.MUTED)),
+                                                OPTION_INDENT, width))
     return Content("\n").join(lines)
 
 
@@ -83,6 +93,9 @@ def back(face: Face) -> Content:
 
 
 class CardView(VerticalScroll):
+    _face: Face | None = None
+    _width: int | None = None
+
     def compose(self) -> ComposeResult:
         yield Static(id="card-front", markup=False)
         yield Rule(id="card-answer-rule")
@@ -90,9 +103,19 @@ class CardView(VerticalScroll):
         yield Static(id="card-explanation", markup=False)
         yield Static(id="card-notes", markup=False)
 
+    def _wrap_width(self) -> int | None:
+        # The gutter is kept for the scrollbar (app.tcss), so the width is the same with or without it.
+        return self.scrollable_content_region.width or None
+
+    def on_resize(self) -> None:
+        if self._face is not None and self._wrap_width() != self._width:
+            self._width = self._wrap_width()
+            self.query_one("#card-front", Static).update(front(self._face, self._width))
+
     def show(self, face: Face, *, new_card: bool = False) -> None:
         card = face.item.card
-        self.query_one("#card-front", Static).update(front(face))
+        self._face, self._width = face, self._wrap_width()
+        self.query_one("#card-front", Static).update(front(face, self._width))
         self.query_one("#card-answer-rule").display = face.revealed
         answer = self.query_one("#card-back", Static)
         answer.display = face.revealed
