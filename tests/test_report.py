@@ -9,7 +9,7 @@ from studyapp.core.curriculum import Curriculum, Track
 from studyapp.core.models import Card, Deck
 from studyapp.onboarding.merge import merge_reports, team_markdown, team_summary
 from studyapp.onboarding.report import (
-    Answer, ExamResult, ItemFacts, build_report, is_mastered, streak, to_markdown,
+    Answer, ExamResult, Flag, ItemFacts, build_report, is_mastered, streak, to_markdown,
 )
 
 DAY_MS = 86_400_000
@@ -201,3 +201,69 @@ def test_merge_keeps_the_newer_report_of_one_profile(tmp_path, report):
     result = merge_reports([write(tmp_path, "new.json", newer), write(tmp_path, "old.json", report)])
     assert [l["totals"]["reviews"] for l in result.learners] == [99]
     assert "also in" in result.warnings[0]
+
+
+
+# -- flags: what learners found wrong, for the deck maintainer ------------------------------------
+
+FLAGS = [
+    Flag("beta/d/main", "beta", "d", "two answers | fit\nthis one", T0 + 2 * DAY_MS),
+    Flag("alpha/b/backward", "alpha", "b", "too easy given the previous card", T0 + DAY_MS),
+    Flag("gone/x/main", "gone", "x", "a deck no longer loaded", T0),  # left out, like its progress
+]
+
+
+@pytest.fixture
+def flagged_report():
+    return build_report(profile="ana", decks=[ALPHA, BETA], items=ITEMS, answers=ANSWERS, exams=[],
+                        curriculum=None, now_ms=NOW, day_of=day_of, date_of=date_of, flags=FLAGS)
+
+
+def test_flags_are_in_the_json_report_oldest_first(flagged_report):
+    assert flagged_report["version"] == 1  # a new field within version 1: older readers ignore it
+    assert flagged_report["flags"] == [
+        {"key": "alpha/b/backward", "deck": "alpha", "card": "b", "note": "too easy given the previous card",
+         "time_ms": T0 + DAY_MS, "date": "2026-11-03T12:00:00Z"},
+        {"key": "beta/d/main", "deck": "beta", "card": "d", "note": "two answers | fit\nthis one",
+         "time_ms": T0 + 2 * DAY_MS, "date": "2026-11-04T12:00:00Z"},
+    ]
+    assert json.loads(json.dumps(flagged_report))["flags"] == flagged_report["flags"]
+
+
+def test_flags_are_in_the_markdown_report_one_row_each(flagged_report, report):
+    text = to_markdown(flagged_report)
+    section = text[text.index("## Flags"):]
+    assert section == ("## Flags\n\nCards the learner flagged, for whoever maintains the decks:\n\n"
+                       "| item | note | flagged |\n|---|---|---|\n"
+                       "| alpha/b/backward | too easy given the previous card | 2026-11-03 |\n"
+                       "| beta/d/main | two answers \\| fit this one | 2026-11-04 |\n")
+    assert to_markdown(report).endswith("## Flags\n\nNo cards flagged.\n")
+
+
+def test_merge_accepts_flags_and_older_reports_without_them(tmp_path, flagged_report, report):
+    bob = json.loads(json.dumps(flagged_report))
+    bob["profile"] = "bob"
+    bob["flags"] = [{"key": "alpha/b/backward", "note": "the answer is ambiguous", "time_ms": T0, "date": None},
+                    {"note": "no key"}, "not a flag"]
+    carl = {k: v for k, v in report.items() if k != "flags"}  # written before flags existed
+    carl["profile"] = "carl"
+    result = merge_reports([write(tmp_path, "ana.json", flagged_report), write(tmp_path, "bob.json", bob),
+                            write(tmp_path, "carl.json", carl)])
+    assert [l["profile"] for l in result.learners] == ["ana", "bob", "carl"] and not result.rejected
+    assert result.warnings == [f"{tmp_path / 'bob.json'}: warning: 2 flag(s) without a \"key\" and a \"note\" left out"]
+    summary = team_summary(result)
+    assert [(f["key"], f["profile"], f["note"]) for f in summary["flags"]] == [
+        ("alpha/b/backward", "bob", "the answer is ambiguous"),
+        ("alpha/b/backward", "ana", "too easy given the previous card"),
+        ("beta/d/main", "ana", "two answers | fit\nthis one"),
+    ]
+    text = team_markdown(summary)
+    assert ("## Flags from learners\n\n| item | learner | note | flagged |\n|---|---|---|---|\n"
+            "| alpha/b/backward | bob | the answer is ambiguous | — |\n"
+            "| alpha/b/backward | ana | too easy given the previous card | 2026-11-03 |\n"
+            "| beta/d/main | ana | two answers \\| fit this one | 2026-11-04 |\n") in text
+    bad = dict(flagged_report, profile="dora", flags="oops")
+    result = merge_reports([write(tmp_path, "dora.json", bad)])
+    assert result.warnings == [f"{tmp_path / 'dora.json'}: warning: \"flags\" is not a list; merged without "
+                               "this learner's flags"]
+    assert team_summary(result)["flags"] == [] and "No learner has flagged a card." in team_markdown(team_summary(result))

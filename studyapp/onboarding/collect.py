@@ -12,7 +12,7 @@ def collect_report(location, catalog, clock=None) -> dict:
     from ..core.catalog import deck_dirs
     from ..core.scheduler import Settings, StudyDays, resolve_zone
     from ..store import open_store
-    from .report import Answer, ExamResult, ItemFacts, build_report
+    from .report import Answer, ExamResult, Flag, ItemFacts, build_report
 
     clock = clock or SystemClock()
     curriculum, broken = first_curriculum(deck_dirs(location.deck_dirs), {deck.id for deck in catalog.decks})
@@ -23,6 +23,7 @@ def collect_report(location, catalog, clock=None) -> dict:
     items: list[ItemFacts] = []
     answers: list[Answer] = []
     exams: list[ExamResult] = []
+    flags: list[Flag] = []
     settings = Settings()
     store = open_store(location, clock=clock, readonly=True)
     if store is not None:
@@ -37,9 +38,12 @@ def collect_report(location, catalog, clock=None) -> dict:
                     answers.append(Answer(row.key, row.deck_id, row.card_id, entry.kind, entry.rating,
                                           entry.time_ms, entry.duration_ms, entry.last_interval))
             exams = [ExamResult(**e) for e in store.exam_results()]
+            flags = [Flag(r.key, r.deck_id, r.card_id, r.flag_note, r.flagged_ms) for r in rows
+                     if r.flag_note is not None]
     days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
     return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,
-                        curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of)
+                        curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of,
+                        flags=flags)
 
 
 def collect_series(location, catalog, clock=None):

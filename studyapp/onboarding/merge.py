@@ -12,10 +12,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .report import REPORT_FORMAT, REPORT_VERSION, date_only, percent
+from .report import REPORT_FORMAT, REPORT_VERSION, date_only, percent, table_cell
 
 # field -> default when missing (a report of this version should have them all)
 TOP_FIELDS = {"profile": None, "generated_ms": 0, "totals": {}, "decks": [], "tracks": [], "exams": [], "cards": []}
+# Fields added within this version: a report written before them merges without a warning.
+OPTIONAL_FIELDS = {"flags": []}
 TOTAL_FIELDS = ("items", "mastered", "mastery", "reviews", "retention", "time_ms", "streak_days", "last_studied_ms")
 HARD_CARD_MIN_REVIEWS = 3
 
@@ -57,6 +59,15 @@ def read_report(path: Path) -> tuple[dict | None, list[str]]:
         if default is not None and not isinstance(data.get(name), type(default)):
             data[name] = type(default)()  # an empty list or mapping, or 0
     data["totals"] = {name: totals.get(name) for name in TOTAL_FIELDS}
+    flags = data.get("flags", [])
+    if not isinstance(flags, list):
+        warnings.append(f"{where}: warning: \"flags\" is not a list; merged without this learner's flags")
+        flags = []
+    kept = [f for f in flags if isinstance(f, dict) and isinstance(f.get("key"), str) and isinstance(f.get("note"), str)]
+    if len(kept) < len(flags):
+        warnings.append(f"{where}: warning: {len(flags) - len(kept)} flag(s) without a \"key\" and a \"note\" "
+                        "left out")
+    data["flags"] = kept
     if not data.get("profile"):
         data["profile"] = path.stem
     if missing:
@@ -101,7 +112,10 @@ def team_summary(result: MergeResult) -> dict:
     learners = []
     deck_totals: dict[str, dict] = {}
     card_totals: dict[str, dict] = {}
+    flags: list[dict] = []
     for report in result.learners:
+        flags += [{"profile": report["profile"], "key": f["key"], "note": f["note"], "time_ms": f.get("time_ms"),
+                   "date": f.get("date")} for f in report.get("flags", [])]
         totals = report["totals"]
         exams = [e for e in report["exams"] if isinstance(e, dict)]
         last_exam = exams[-1] if exams else None
@@ -143,8 +157,10 @@ def team_summary(result: MergeResult) -> dict:
     cards = [dict(c, again_share=c["again"] / c["reviews"]) for c in card_totals.values()
              if c["reviews"] >= HARD_CARD_MIN_REVIEWS and c["again"]]
     cards.sort(key=lambda c: (-c["again_share"], -c["reviews"], c["key"]))
+    # By card, so a maintainer reads every note on one card together.
+    flags.sort(key=lambda f: (f["key"], f["time_ms"] if isinstance(f["time_ms"], int) else 0, str(f["profile"])))
     return {"format": "studyapp-team-report", "version": 1, "learners": learners, "decks": decks, "cards": cards[:10],
-            "warnings": result.warnings, "rejected": result.rejected}
+            "flags": flags, "warnings": result.warnings, "rejected": result.rejected}
 
 
 def team_markdown(summary: dict) -> str:
@@ -167,4 +183,12 @@ def team_markdown(summary: dict) -> str:
             lines.append(f"| {c['key']} | {c['learners']} | {c['reviews']} | {c['again']} ({percent(c['again_share'])}) |")
     else:
         lines.append("No card has been missed often enough to stand out yet.")
+    lines += ["", "## Flags from learners", ""]
+    if summary.get("flags"):
+        lines += ["| item | learner | note | flagged |", "|---|---|---|---|"]
+        for f in summary["flags"]:
+            lines.append(f"| {table_cell(f['key'])} | {table_cell(f['profile'])} | {table_cell(f['note']) or '(no note)'} | "
+                         f"{(f.get('date') or '—')[:10]} |")
+    else:
+        lines.append("No learner has flagged a card.")
     return "\n".join(lines) + "\n"

@@ -66,6 +66,17 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A learner's flag on an item: what they found wrong or unclear, for the deck's maintainer."""
+
+    key: str
+    deck_id: str
+    card_id: str
+    note: str
+    time_ms: int | None
+
+
+@dataclass(frozen=True)
 class ExamResult:
     time_ms: int
     deck_ids: tuple[str, ...]
@@ -124,8 +135,12 @@ def streak(study_days: set[int], today: int) -> int:
 
 def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFacts], answers: Iterable[Answer],
                  exams: Iterable[ExamResult], curriculum: Curriculum | None, now_ms: int,
-                 day_of, date_of) -> dict:
-    """The report as a JSON-ready dict. ``day_of(ms)`` gives the study day; ``date_of(day)`` its date."""
+                 day_of, date_of, flags: Iterable[Flag] = ()) -> dict:
+    """The report as a JSON-ready dict. ``day_of(ms)`` gives the study day; ``date_of(day)`` its date.
+
+    ``flags`` (item, note, time) go to whoever maintains the decks; reports without them (older
+    ones) still merge, as the field is new within version 1.
+    """
     deck_ids = {deck.id for deck in decks}
     bank_keys = {deck.id: {item.key for item in deck.items()} for deck in decks}
     all_bank_keys = set().union(*bank_keys.values()) if bank_keys else set()
@@ -209,6 +224,10 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
         "next": next_step(track_rows, deck_rows),
         "exams": exam_rows,
         "cards": sorted(cards.values(), key=lambda c: c["key"]),
+        "flags": [{"key": f.key, "deck": f.deck_id, "card": f.card_id, "note": f.note, "time_ms": f.time_ms,
+                   "date": iso(f.time_ms)}
+                  for f in sorted((f for f in flags if f.deck_id in deck_ids),
+                                  key=lambda f: (f.time_ms is None, f.time_ms or 0, f.key))],
     }
 
 
@@ -335,4 +354,19 @@ def to_markdown(report: dict) -> str:
                          f"{'passed' if exam['passed'] else 'not passed'} |")
     else:
         lines.append("No exams taken yet.")
+    lines += ["", "## Flags", ""]
+    flags = report.get("flags") or []
+    if flags:
+        lines += ["Cards the learner flagged, for whoever maintains the decks:", "",
+                  "| item | note | flagged |", "|---|---|---|"]
+        for flag in flags:
+            lines.append(f"| {table_cell(flag['key'])} | {table_cell(flag['note']) or '(no note)'} | "
+                         f"{(flag.get('date') or '—')[:10]} |")
+    else:
+        lines.append("No cards flagged.")
     return "\n".join(lines) + "\n"
+
+
+def table_cell(text: str) -> str:
+    """Text inside one Markdown table cell: a pipe or a line break of a note must not end the cell or row."""
+    return " ".join(str(text).split()).replace("|", "\\|")

@@ -93,6 +93,7 @@ SPECS: tuple[KeySpec, ...] = (
     _k("browse.source", "s", "source", "Source", "Open the source passage of the highlighted card"),
     _k("browse.coverage", "v", "coverage", "Coverage",
        "What of the highlighted card's source document the deck's cards quote, statement by statement"),
+    _k("browse.flag", "f", "toggle_flag", "Flag/Unflag", "Flag the highlighted card with a note, or unflag it"),
     _k("browse.leave", "escape", "leave", "Back", "Back (from the search box: to the list)"),
     # Stats.
     _k("stats.leave", "escape,q", "leave", "Back", "Back to the decks"),

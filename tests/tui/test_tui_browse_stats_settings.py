@@ -270,3 +270,58 @@ async def test_theme_is_applied_and_saved_in_the_config_file(harness):
     app = harness.app("home")
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.theme == "nord", "the theme kept")
+
+
+# -- flags -------------------------------------------------------------------------------------------
+
+async def test_a_flag_from_review_reaches_the_report_and_browse_unflags_it(harness):
+    from studyapp.core.catalog import load_paths
+    from studyapp.onboarding.collect import collect_report
+    from studyapp.tui.modals.flag_note import FlagNoteModal
+    from studyapp.tui.screens.review import ReviewScreen
+
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagNoteModal), "the flag dialog")
+        await pilot.press(*"two answers fit", "enter")
+        await wait_for_text(pilot, "⚑ flagged: two answers fit")
+    catalog = load_paths([SAMPLE_DECKS])
+    report = collect_report(harness.location, catalog, clock=harness.clock)
+    assert report["flags"] == [{"key": "ui-sample/layer-count/main", "deck": "ui-sample", "card": "layer-count",
+                                "note": "two answers fit", "time_ms": harness.clock.now_ms(),
+                                "date": "2026-05-28T08:26:40Z"}]
+
+    app = harness.app("home")
+    async with app.run_test(size=(120, 35), notifications=True) as pilot:
+        screen = await open_from_home(pilot, "b", BrowseScreen)
+        await wait_for(pilot, lambda: screen.loaded, "the items")
+        await search(pilot, screen, "is:flagged")
+        text = await wait_for_text(pilot, "1 of 10 items match")
+        detail = screen.query_one("#browse-card").render().plain
+        assert "Flag      two answers fit  (f unflags)" in " ".join(detail.split("\n")), detail
+        assert "f Flag/Unflag" in text
+        await pilot.press("f")
+        await wait_for_text(pilot, "0 of 10 items match")
+        assert "Unflagged ui-sample/layer-count/main." in [n.message for n in app._notifications]
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").flag_note is None
+        # f on an unflagged card asks for a note; Escape flags nothing, Enter with a note flags it.
+        await search(pilot, screen, "deck:ui-sample")
+        await wait_for_text(pilot, "10 of 10 items match")
+        await pilot.press("f")
+        from studyapp.tui.modals.flag_note import FlagNoteModal
+
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagNoteModal), "the flag dialog")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, "back in browse")
+        with harness.store() as store:
+            assert store.item("ui-sample/layer-count/main").flag_note is None
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagNoteModal), "the flag dialog again")
+        await pilot.press(*"unclear", "enter")
+        await wait_for_text(pilot, "Flag      unclear")
+    with harness.store() as store:
+        assert store.item("ui-sample/layer-count/main").flag_note == "unclear"
+    assert [f["note"] for f in collect_report(harness.location, catalog, clock=harness.clock)["flags"]] == ["unclear"]

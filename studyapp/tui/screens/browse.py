@@ -244,7 +244,8 @@ class BrowseScreen(AppScreen):
             lines.append(Content.assemble(("Due       ", "bold"), self._date(state.due_ms),
                                           f"   reviews {state.reps} · lapses {state.lapses} · recall now {recall}"))
         if row.flag_note is not None:
-            lines.append(Content.assemble(("Flag      ", "bold"), render.plain(row.flag_note or "(no note)")))
+            lines.append(Content.assemble(("Flag      ", "bold"), render.plain(row.flag_note or "(no note)"),
+                                          render.plain("  (f unflags)", render.MUTED)))
         card_box = self.query_one("#browse-card", Static)
         lines.append(render.plain(break_id(key, card_box.content_region.width or len(key)), render.MUTED))
         card_box.update(Content("\n").join(lines))
@@ -264,7 +265,7 @@ class BrowseScreen(AppScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if not super().check_action(action, parameters):
             return False
-        if action in ("toggle_suspend", "source", "coverage"):
+        if action in ("toggle_suspend", "source", "coverage", "toggle_flag"):
             return self.loaded and self.selected_key() is not None and not self.query_one("#browse-search").has_focus
         return True
 
@@ -295,6 +296,43 @@ class BrowseScreen(AppScreen):
             return
         self.entries = [(item, updated if item.key == key else r, text) for item, r, text in self.entries]
         self.notify("Unsuspended." if row.suspended else "Suspended.", timeout=2)
+        self._refresh_keeping_cursor(key)
+
+    def action_toggle_flag(self) -> None:
+        """Unflag a flagged card at once (its note is shown in the detail pane); otherwise ask for a note."""
+        from ..modals.flag_note import FlagNoteModal
+
+        key = self.selected_key()
+        row = next((r for item, r, _ in self.entries if item.key == key), None)
+        if key is None or row is None:
+            return
+        if row.flag_note is not None:
+            self._set_flag(key, "")
+            return
+        label = " / ".join(key.split("/")[:2])
+
+        def flagged(note: str | None) -> None:
+            if note:
+                self._set_flag(key, note)
+
+        self.app.push_screen(FlagNoteModal(label), flagged)
+
+    def _set_flag(self, key: str, note: str) -> None:
+        """Flag ``key`` with ``note``; an empty note unflags it."""
+        services = self.app.services
+        try:
+            with services.lock:
+                overview = services.overview()
+                overview.flag(note, key=key)
+                updated = overview.store.item(key)
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False)
+            return
+        self.entries = [(item, updated if item.key == key else r, text) for item, r, text in self.entries]
+        self.notify(f"Flagged {key}." if note else f"Unflagged {key}.", timeout=3, markup=False)
+        self._refresh_keeping_cursor(key)
+
+    def _refresh_keeping_cursor(self, key: str) -> None:
         table = self.query_one("#browse-table", DataTable)
         cursor = table.cursor_row
         self._search(self.query_one("#browse-search", Input).value)
