@@ -77,7 +77,7 @@ def load_config(home: Path) -> UIConfig:
     for binding_id, value in keys.items():
         if binding_id not in BY_ID:
             close = _closest(binding_id)
-            hint = f"; did you mean {close!r}?" if close else "; see docs/app.md for the binding ids"
+            hint = f"; did you mean {close!r}?" if close else "; ? in the app lists each screen's keys with their binding ids"
             config.warnings.append(f"{path}: warning: unknown binding id {binding_id!r} in [keys]{hint}")
         elif not isinstance(value, str) or not value.strip():
             config.warnings.append(f"{path}: warning: [keys] {binding_id!r} must be a key such as \"j\" or \"ctrl+j,down\"")

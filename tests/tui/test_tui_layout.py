@@ -69,8 +69,9 @@ async def test_browse_keeps_state_and_due_readable_and_the_id_whole(harness, siz
         # The state in full, and the due date (month and day at 80 columns, with the year from 100).
         assert ("2026-05-28" if size[0] >= 100 else "05-28") in row
         table.move_cursor(row=screen.shown_keys.index("ui-sample/transaction-choice/main"))
-        await wait_for_text(pilot, "transaction-choice")
-        detail = screen.query_one("#browse-card").render().plain.split("\n")
+        card = screen.query_one("#browse-card")
+        await wait_for(pilot, lambda: "transaction-choice" in card.render().plain, "its detail")
+        detail = card.render().plain.split("\n")
         id_lines = [line for line in detail if line.startswith("ui-sample/") or line in ("main", "transaction-choice/main")]
         assert "".join(id_lines) == "ui-sample/transaction-choice/main"
         assert all(line.endswith("/") for line in id_lines[:-1])

@@ -481,3 +481,25 @@ async def test_chinese_text_wraps_without_loss(harness):
             from rich.cells import cell_len
 
             assert cell_len(line) <= 60
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 35)])
+async def test_the_title_shows_the_sessions_progress(harness, size):
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_review(pilot)
+        title = screen.query_one("#review-title")
+        # Eight new items today (two siblings wait for tomorrow), none answered: the first of eight.
+        assert str(title.render()) == "Review · UI sample · 1 of 8 · new 8 · learning 0 · due 0"
+        for rating in ("4", "4"):  # Easy: out of the session at once
+            before = key_of(screen)
+            await pilot.press("space", rating)
+            await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        assert str(title.render()) == "Review · UI sample · 3 of 8 · new 6 · learning 0 · due 0"
+        before = key_of(screen)
+        await pilot.press("space", "1")  # Again: the card stays in today's session, so the total grows
+        await wait_for(pilot, lambda: key_of(screen) != before, "the next card")
+        assert str(title.render()) == "Review · UI sample · 4 of 9 · new 5 · learning 1 · due 0"
+        await pilot.press("u")
+        await wait_for(pilot, lambda: key_of(screen) == before, "the card back")
+        assert str(title.render()) == "Review · UI sample · 3 of 8 · new 6 · learning 0 · due 0"

@@ -24,6 +24,7 @@ STATE_CELLS = 9
 DATE_CELLS, SHORT_DATE_CELLS = 10, 5
 DECK_CELLS, SHORT_DECK_CELLS = 12, 10
 MIN_QUESTION_CELLS = 12
+DETAIL_LABEL_CELLS = 10  # "Question  ", the detail pane's labels
 CELL_PADDING = 2
 SCROLLBAR = 2
 MAX_ROWS = 1000  # a DataTable of 100,000 rows is slow to fill and nobody scrolls it: refine the search
@@ -94,6 +95,7 @@ class BrowseScreen(AppScreen):
 
     def on_mount(self) -> None:
         self._layout: dict[str, int] | None = None
+        self._detail_width = 0  # the width the detail was last wrapped to
         self._set_columns()
         self.query_one("#browse-table", DataTable).focus()
         self.reload()
@@ -116,6 +118,9 @@ class BrowseScreen(AppScreen):
         self.call_after_refresh(self._refit)
 
     def _refit(self) -> None:
+        card_width = self.query_one("#browse-card", Static).content_region.width
+        if self.loaded and card_width != self._detail_width and self.selected_key():
+            self._show_detail(self.selected_key())
         if self._set_columns() and self.loaded:
             cursor = self.query_one("#browse-table", DataTable).cursor_row
             self._search(self.query_one("#browse-search", Input).value)
@@ -247,7 +252,11 @@ class BrowseScreen(AppScreen):
             lines.append(Content.assemble(("Flag      ", "bold"), render.plain(row.flag_note or "(no note)"),
                                           render.plain("  (f unflags)", render.MUTED)))
         card_box = self.query_one("#browse-card", Static)
-        lines.append(render.plain(break_id(key, card_box.content_region.width or len(key)), render.MUTED))
+        width = card_box.content_region.width or None
+        self._detail_width = card_box.content_region.width
+        # Each value wraps under itself, beside its label, not under the label.
+        lines = [render.hanging(line, DETAIL_LABEL_CELLS, width) for line in lines]
+        lines.append(render.plain(break_id(key, width or len(key)), render.MUTED))
         card_box.update(Content("\n").join(lines))
         history = [Content.assemble(("History", "bold $accent"))]
         if not info.history:

@@ -43,6 +43,7 @@ class ReviewScreen(AppScreen):
         # What each undo level took back, newest last, as the session's own undo stack grows:
         # (kind, description) with kind "answer" | "bury" | "suspend" | "flag".
         self._done: list[tuple[str, str]] = []
+        self.answered = 0  # answers given in this session, less the undone ones: the progress line
         self._reset_face()
 
     def _reset_face(self) -> None:
@@ -134,8 +135,10 @@ class ReviewScreen(AppScreen):
         if self.cram:
             title = f"Cram · {self._deck_label()} · {counts.total} left · the schedule is not changed"
         else:
-            title = (f"Review · {self._deck_label()} · new {counts.new} · learning {counts.learning} · "
-                     f"due {counts.review}")
+            # "3 of 25": this card's place among the answers given and the cards still waiting
+            # (the counts include the card on screen). Learning cards that come back today add to it.
+            title = (f"Review · {self._deck_label()} · {self.answered + 1} of {self.answered + counts.total} · "
+                     f"new {counts.new} · learning {counts.learning} · due {counts.review}")
         self.query_one("#review-title", Static).update(title)
         view = self.query_one(CardView)
         view.display = True
@@ -293,6 +296,7 @@ class ReviewScreen(AppScreen):
             return
         self._done.append(("answer", f"{GRADE_LABELS[rating]} on {self._card_name(shown)}"))
         self.app.answers_saved += 1
+        self.answered += 1
         self.services.forget_overview()
         self._show(following)
 
@@ -317,6 +321,7 @@ class ReviewScreen(AppScreen):
         kind, what = self._done.pop() if self._done else ("", "the last action")
         if kind == "answer":
             self.app.answers_saved -= 1
+            self.answered -= 1
         self.notify(f"Undone: {what}.", timeout=3, markup=False)
         self._show(again)
 
