@@ -234,6 +234,22 @@ async def test_escape_leaves_settings_with_an_invalid_value_keeping_the_stored_o
         assert (stored.new_per_day, stored.desired_retention, stored.reviews_per_day) == (5, 0.9, 200)
 
 
+async def test_the_settings_screen_says_what_enter_ctrl_s_and_escape_do_as_the_docs_do(harness):
+    from pathlib import Path
+
+    from studyapp.tui.screens.settings import SAVE_HINT
+
+    app = harness.app("home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_from_home(pilot, "o", SettingsScreen)
+        assert str(screen.query_one("#settings-hint").render()) == SAVE_HINT
+        assert len(SAVE_HINT) <= 78 and SAVE_HINT in screen_text(app)  # one line at 80 columns
+    docs = " ".join((Path(__file__).resolve().parents[2] / "docs" / "app.md").read_text(encoding="utf-8").split())
+    assert ("Enter in a field or Ctrl+S saves every valid value and stays; Escape saves every valid value and goes "
+            "back.") in docs
+    assert "Escape drops it (the stored value stays), says so in a message, and still goes back" in docs
+
+
 async def test_escape_leaves_settings_untouched_when_nothing_changed(harness):
     app = harness.app("home")
     async with app.run_test(size=SIZE, notifications=True) as pilot:

@@ -36,6 +36,10 @@ LANGUAGES = (("中文 (zh)", "zh"), ("English (en)", "en"), ("Both: 中文, Engl
              ("Each deck's own", PRIMARY))
 
 
+# One line at 80 columns: Enter and Ctrl+S stay, Escape goes back; both save only valid values.
+SAVE_HINT = "Enter or Ctrl+S saves · Escape saves and leaves · invalid values are not saved"
+
+
 class NumberField(Input):
     """An Input for a number that leaves every other printable key to the screen's bindings.
 
@@ -84,6 +88,8 @@ class SettingsScreen(AppScreen):
                 yield Select(LANGUAGES, value=self.app.services.language or PRIMARY, allow_blank=False, id="setting-lang")
                 yield Static("card texts; progress is kept per card", classes="hint", markup=False)
         yield Static("", id="settings-error", markup=False)
+        # What the keys do, on the screen itself (docs/app.md says the same).
+        yield Static(SAVE_HINT, id="settings-hint", classes="status", markup=False)
         yield AppFooter()
 
     def on_mount(self) -> None:
