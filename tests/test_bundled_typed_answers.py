@@ -341,6 +341,8 @@ WRONG = [
     ("3fs-file-system", "meta-stateless-any-client", "main", "meta service 有状态"),
     ("llm-inference-optimization", "deployment-goals", "c2", "低吞吐量"),
     ("efficient-llm-inference-survey", "bert-below-llm-scale", "main", "够格，不到数十亿"),
+    # Decode's mode, two characters from an accept entry that once allowed two typos.
+    ("llm-inference-optimization", "prefill-input-all-at-once", "main", "逐个处理所有输入token"),
 ]
 
 
