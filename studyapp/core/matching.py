@@ -3,8 +3,9 @@
 Case, spacing, punctuation (Western or Chinese) and full-width/half-width forms never
 matter (NFKC folds the widths); the card's back in any of its languages and its ``accept``
 list are right answers; a small typo in a longer answer is forgiven, but never in a number
-("36" is not "63"). Chinese has no word boundaries: spaces never matter in it and its typo
-allowance is counted in characters.
+or its unit ("36" is not "63", "4096MB" is not "4096GB"). Chinese has no word boundaries:
+spaces never matter in it and its typo allowance is counted in characters, but never spent on
+a character that flips the meaning ("仅负样本" is not a typo of "仅正样本").
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def check_typed(given: str, card: Card, variant: str = "main") -> MatchResult:
         cjk = has_cjk(candidate_n)
         a, b = (given_n.replace(" ", ""), candidate_n.replace(" ", "")) if cjk else (given_n, candidate_n)
         distance = _distance(a, b)
-        allowance = allowed_typos(len(b), cjk) if _digits(given_n) == _digits(candidate_n) else 0
+        forgivable = _quantities(given_n) == _quantities(candidate_n) and not (cjk and _flips_polarity(a, b))
+        allowance = allowed_typos(len(b), cjk) if forgivable else 0
         if best is None or distance - allowance < best[0] - best[2]:
             best = (distance, candidate, allowance)
     distance, closest, allowance = best
@@ -132,8 +134,30 @@ def check_typed(given: str, card: Card, variant: str = "main") -> MatchResult:
     return MatchResult(False, primary, _diff(given, closest), "does not match", closest)
 
 
-def _digits(text: str) -> list[str]:
-    return re.findall(r"\d+", text)
+# A number with the unit written right after it: "4096mb" is not a typo of "4096gb".
+_QUANTITY = re.compile(r"\d+(?:\s*(?:[kmgtp]i?b|[kmgtpb])(?![a-z]))?")
+# Chinese characters that carry polarity: one typed for its opposite (仅正样本 / 仅负样本, 反向传播 /
+# 前向传播, 无状态 / 有状态) or a negation added or dropped (非思考能力 / 思考能力) flips the answer,
+# so such a difference is never forgiven as a typo. Dropping 高 from 高可扩展性 or 下 from 低下 is.
+_POLAR = frozenset("正负前后反预高低增减有无多少主备强弱大小上下同异内外长短快慢全单")
+_NEGATION = frozenset("非不未没无")
+
+
+def _quantities(text: str) -> list[str]:
+    return [quantity.replace(" ", "") for quantity in _QUANTITY.findall(text)]
+
+
+def _flips_polarity(given: str, expected: str) -> bool:
+    matcher = difflib.SequenceMatcher(None, given, expected, autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        typed, wanted = set(given[a1:a2]), set(expected[b1:b2])
+        if (typed | wanted) & _NEGATION:
+            return True
+        if op == "replace" and typed & _POLAR and wanted & _POLAR:
+            return True
+    return False
 
 
 def _distance(a: str, b: str) -> int:
