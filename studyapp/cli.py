@@ -86,6 +86,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     anki = command("anki", "an Anki package (.apkg)", level=2, within=export_sub, parent="export")
     anki.add_argument("deck_ids", nargs="*", metavar="DECK")
     anki.add_argument("-o", "--output", required=True, metavar="FILE.apkg")
+    anki.add_argument("--with-progress", action="store_true",
+                      help="also carry this profile's schedules, review log and options (Anki: import with "
+                           "'Import any learning progress')")
 
     stats = command("stats", "progress statistics")
     stats.add_argument("deck_ids", nargs="*", metavar="DECK")

@@ -1,0 +1,129 @@
+"""Progress both ways between studyapp and a real Anki (the ``anki`` package under libfaketime)."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import anki_driver
+from engine_support import card, deck, location
+from progress_support import SETTINGS, ZONE, answer, at, compare, study
+
+from studyapp.core.clock import DAY_MS, MINUTE_MS, FakeClock
+from studyapp.core.scheduler import AGAIN, GOOD
+from studyapp.export.anki import export_anki
+from studyapp.export.ids import CARD_ID_BASE, CARD_ID_SPAN, anki_card_id, revlog_ids
+from studyapp.export.progress import PRESET_NAME, gather_progress
+from studyapp.store import open_store
+
+pytestmark = pytest.mark.skipif(anki_driver.faketime_library() is None,
+                                reason="libfaketime is needed to move Anki's clock (apt-get install faketime)")
+
+START = at(2026, 1, 5)
+CARDS = [card(f"b{i}") for i in range(8)] + [card("r1", "reverse"), card("z1", "cloze", clozes=2)]
+DECK = deck("progress-deck", CARDS)
+
+
+def studied_store(folder: Path, days: int = 40, seed: int = 7):
+    clock = FakeClock(START)
+    store = open_store(location(folder), clock=clock)
+    store.save_settings(SETTINGS)
+    store.sync([DECK])
+    study(store, SETTINGS, START, days, random.Random(seed), new_share=0.4, max_new=9)
+    return store, clock
+
+
+def every_kind_of_state(store, now: int) -> None:
+    """A lapse (relearning), a first answer (learning), a suspended and a buried item, new ones left."""
+    rows = {row.key: row for row in store.all_items()}
+    reviews = [r for r in rows.values() if r.state.state == "review"]
+    new = [r for r in rows.values() if r.state.state == "new"]
+    assert len(reviews) >= 3 and len(new) >= 2, Counter(r.state.state for r in rows.values())
+    answer(store, SETTINGS, reviews[0].id, AGAIN, now)
+    answer(store, SETTINGS, new[0].id, GOOD, now)
+    store.set_status(reviews[1].id, suspended=True)
+    store.set_status(reviews[2].id, buried_day=SETTINGS_DAYS.day_of(now))
+
+
+from studyapp.core.scheduler import ReviewScheduler  # noqa: E402
+
+SETTINGS_DAYS = ReviewScheduler(SETTINGS).days
+
+
+def export_with_progress(store, path: Path, now: int) -> None:
+    export_anki([DECK], path, home=None, clock=lambda: now / 1000, schedule=gather_progress(store, SETTINGS))
+
+
+def test_card_ids_are_stable_numbers_in_the_past_and_apart():
+    key = "progress-deck/b1/main"
+    assert anki_card_id(key) == anki_card_id(key)
+    assert anki_card_id(key) != anki_card_id("progress-deck/b1/backward")
+    ids = {anki_card_id(f"deck/card{i}/main") for i in range(10_000)}
+    assert len(ids) == 10_000
+    assert min(ids) >= CARD_ID_BASE and max(ids) < CARD_ID_BASE + CARD_ID_SPAN
+    # Milliseconds before 2017-07-15: Anki refuses ids more than a day in the future.
+    assert CARD_ID_BASE + CARD_ID_SPAN <= 1_500_000_000_000
+
+
+def test_revlog_ids_are_answer_times_made_unique_in_log_order():
+    assert revlog_ids([(5, None), (5, None), (6, None), (9, 7), (7, None)]) == [5, 6, 7, 7, 8]
+    assert revlog_ids([(10, None), (11, None)]) == [10, 11]
+    # A row from Anki keeps its id even when a studyapp row took that time before.
+    assert revlog_ids([(3, None), (3, 3)]) == [3, 3]
+
+
+def test_anki_imports_every_card_with_its_schedule_memory_and_reviews(tmp_path):
+    store, _ = studied_store(tmp_path)
+    now = START + 40 * DAY_MS + 45 * MINUTE_MS
+    every_kind_of_state(store, now)
+    now += MINUTE_MS
+    package = tmp_path / "progress.apkg"
+    export_with_progress(store, package, now)
+
+    result = anki_driver.run({"collection": str(tmp_path / "anki"), "tz": ZONE, "rollover": 4, "steps": [
+        {"at": now, "op": "import", "package": str(package)}, {"at": now, "op": "dump"},
+        {"at": now, "op": "config"}]}, tmp_path)["results"]
+    cards = result[1]["cards"]
+    assert result[0]["new"] == len(CARDS)
+    assert len(cards) == len(store.all_items()) == 12
+    assert compare(store, SETTINGS, cards, now) == []
+    kinds = Counter((c["type"], c["queue"]) for c in cards)
+    assert kinds[(1, 1)] == 1 and kinds[(3, 1)] == 1 and kinds[(2, -1)] == 1 and kinds[(2, -3)] == 1
+    assert kinds[(0, 0)] >= 1 and kinds[(2, 2)] >= 1
+    assert sum(len(c["revlog"]) for c in cards) == len(store.log())
+
+    presets = {p["name"]: p for p in result[2]["presets"]}
+    ours = presets[PRESET_NAME]
+    assert ours["desiredRetention"] == pytest.approx(SETTINGS.desired_retention)
+    assert ours["fsrsParams6"] == pytest.approx(list(SETTINGS.parameters), abs=1e-4)
+    assert ours["new"] == [1.0, 10.0] and ours["lapse"] == [10.0]
+    assert (ours["newPerDay"], ours["revPerDay"], ours["maxIvl"]) == (9999, 9999, 36500)
+    deck_names = [name for name, conf in result[2]["decks"].items() if name.startswith("studyapp::")]
+    assert deck_names and all(result[2]["decks"][name] != 1 for name in deck_names)
+
+
+def test_the_package_has_the_review_log_rows_anki_writes(tmp_path):
+    store, _ = studied_store(tmp_path, days=10)
+    now = START + 10 * DAY_MS + 45 * MINUTE_MS
+    package = tmp_path / "progress.apkg"
+    export_with_progress(store, package, now)
+    with zipfile.ZipFile(package) as archive:
+        (tmp_path / "col.anki2").write_bytes(archive.read("collection.anki2"))
+    db = sqlite3.connect(tmp_path / "col.anki2")
+    rows = db.execute("SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog ORDER BY id").fetchall()
+    log = store.log()
+    keys = {row.id: row.key for row in store.all_items()}
+    assert len(rows) == len(log)
+    first = log[0]
+    assert rows[0][:5] == (first.time_ms, anki_card_id(keys[first.item_id]), first.rating, first.interval,
+                           first.last_interval)
+    assert rows[0][6:] == (3500, 0)  # duration, learning
+    assert {r[7] for r in rows} <= {0, 1, 2}
+    conf = json.loads(db.execute("SELECT conf FROM col").fetchone()[0])
+    assert conf["schedVer"] == 2 and conf["rollover"] == 4 and conf["fsrs"] is True
