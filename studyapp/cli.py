@@ -90,6 +90,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
                       help="also carry this profile's schedules, review log and options (Anki: import with "
                            "'Import any learning progress')")
 
+    importing = command("import", "bring reviews or cards in from another program")
+    import_sub = importing.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
+    import_anki = command("anki", "reviews and schedules from an Anki package (.apkg) or collection (.colpkg)",
+                          level=2, within=import_sub, parent="import")
+    import_anki.add_argument("file", metavar="FILE.apkg|FILE.colpkg")
+    import_anki.add_argument("--dry-run", action="store_true", help="say what would come in; change nothing")
+
     stats = command("stats", "progress statistics")
     stats.add_argument("deck_ids", nargs="*", metavar="DECK")
     stats.add_argument("--json", action="store_true")
@@ -117,7 +124,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args, extra = parser.parse_known_args(argv)
     if extra:
         # argparse would print the top-level usage; the command's own says what it takes.
-        nested = {"export": "format", "server": "action"}.get(args.command)
+        nested = {"export": "format", "import": "format", "server": "action"}.get(args.command)
         name = f"{args.command} {getattr(args, nested, '')}" if nested else args.command
         (commands.get(name) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     return args

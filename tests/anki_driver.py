@@ -121,6 +121,40 @@ def child(script_path: str, out_path: str) -> int:
                                                              rating=CardAnswer.Rating.values()[rating - 1]))
                 answered.append(card_id)
             results.append({"op": op, "answered": answered})
+        elif op == "study":
+            # A learner in Anki: every due card, a few rounds ten minutes apart, seeded ratings.
+            import random
+
+            rng = random.Random(step["seed"])
+            moment = step["at"]
+            answered = []
+            for round_ in range(step.get("rounds", 3)):
+                _set_clock(moment, tz)
+                new = sorted(col.find_cards("is:new -is:suspended"))[:step.get("new", 0)] if round_ == 0 else []
+                for card_id in sorted(col.find_cards("is:due")) + new:
+                    card = col.get_card(card_id)
+                    states = col._backend.get_scheduling_states(card.id)
+                    rating = rng.choices((1, 2, 3, 4), weights=(0.15, 0.12, 0.58, 0.15))[0]
+                    card.start_timer()
+                    col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                                 rating=CardAnswer.Rating.values()[rating - 1]))
+                    answered.append([card_id, rating])
+                    moment += 20_000
+                    _set_clock(moment, tz)
+                moment += 11 * 60_000
+            # Then new cards answered once each with the ratings given: learning cards at known steps.
+            _set_clock(moment, tz)
+            for card_id, rating in zip(sorted(col.find_cards("is:new -is:suspended")), step.get("tail", [])):
+                card = col.get_card(card_id)
+                states = col._backend.get_scheduling_states(card.id)
+                card.start_timer()
+                col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                             rating=CardAnswer.Rating.values()[rating - 1]))
+                answered.append([card_id, rating])
+            results.append({"op": op, "answered": answered})
+        elif op == "delete_notes":
+            col.remove_notes(col.find_notes(step.get("search", "")))
+            results.append({"op": op})
         elif op == "export":
             package = step["package"]
             if package.endswith(".colpkg"):

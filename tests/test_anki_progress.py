@@ -127,3 +127,92 @@ def test_the_package_has_the_review_log_rows_anki_writes(tmp_path):
     assert {r[7] for r in rows} <= {0, 1, 2}
     conf = json.loads(db.execute("SELECT conf FROM col").fetchone()[0])
     assert conf["schedVer"] == 2 and conf["rollover"] == 4 and conf["fsrs"] is True
+
+
+# ---------------------------------------------------------------- both ways
+
+
+def import_into_studyapp(store, package: Path, now: int, *, dry_run: bool = False):
+    from studyapp.export.anki_import import plan_import
+    from studyapp.export.apkg import read_package
+
+    collection = read_package(package)
+    store.sync([DECK])
+    return store.import_anki(lambda items, log: plan_import(collection, [DECK], items, log, SETTINGS, now),
+                             SETTINGS, dry_run=dry_run)
+
+
+def anki(tmp_path: Path, name: str, steps: list[dict]) -> list[dict]:
+    return anki_driver.run({"collection": str(tmp_path / name), "tz": ZONE, "rollover": 4, "steps": steps},
+                           tmp_path)["results"]
+
+
+def no_duplicates(store) -> None:
+    rows = store.conn.execute("SELECT item_id, anki_revlog_id, count(*) FROM review_log "
+                              "WHERE anki_revlog_id IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1").fetchall()
+    assert rows == []
+    times = store.conn.execute("SELECT item_id, time_ms, count(*) FROM review_log WHERE kind = 'review' "
+                               "GROUP BY 1, 2 HAVING count(*) > 1").fetchall()
+    assert times == []
+
+
+def test_progress_goes_round_twice_without_drift_or_duplicated_reviews(tmp_path):
+    store, _ = studied_store(tmp_path)
+    t1 = START + 40 * DAY_MS + 45 * MINUTE_MS
+    every_kind_of_state(store, t1)
+    store.set_status(store.item("progress-deck/b2/main").id, suspended=False)
+    first = tmp_path / "first.apkg"
+    export_with_progress(store, first, t1 + MINUTE_MS)
+
+    # Anki: import, study three days later, export with scheduling (the current format).
+    t2 = t1 + 6 * DAY_MS
+    back = tmp_path / "from-anki.apkg"
+    result = anki(tmp_path, "anki-1", [
+        {"at": t1 + MINUTE_MS, "op": "import", "package": str(first)},
+        {"at": t2, "op": "study", "seed": 11, "tail": [1, 3]},
+        {"at": t2 + 40 * MINUTE_MS, "op": "dump"},
+        {"at": t2 + 40 * MINUTE_MS, "op": "export", "package": str(back)}])
+    answered_in_anki = result[1]["answered"]
+    assert len(answered_in_anki) >= 5
+    kinds = Counter((c["type"], c["left"]) for c in result[2]["cards"] if c["type"] == 1)
+    assert kinds[(1, 2)] >= 1 and kinds[(1, 1)] >= 1  # learning cards at the first and at the second step
+    with zipfile.ZipFile(back) as archive:
+        assert "collection.anki21b" in archive.namelist() and "meta" in archive.namelist()
+
+    log_before = len(store.log())
+    plan = import_into_studyapp(store, back, t2 + 40 * MINUTE_MS)
+    assert len(plan.reviews) == len(answered_in_anki)
+    assert plan.notes_by_guid == len(CARDS) and plan.unmatched == []
+    assert len(store.log()) == log_before + len(answered_in_anki)
+    assert {e.source for e in store.log()[log_before:]} == {"anki"}
+    assert compare(store, SETTINGS, result[2]["cards"], t2 + 40 * MINUTE_MS) == []
+    no_duplicates(store)
+
+    # The same file again adds nothing and changes nothing.
+    snapshot = (store.conn.execute("SELECT * FROM items ORDER BY id").fetchall(), len(store.log()))
+    again = import_into_studyapp(store, back, t2 + 50 * MINUTE_MS)
+    assert again.reviews == [] and again.states == {}
+    assert again.reviews_known == sum(len(c["revlog"]) for c in result[2]["cards"])
+    assert (store.conn.execute("SELECT * FROM items ORDER BY id").fetchall(), len(store.log())) == snapshot
+
+    # Round two: study here, export again, into Anki; study there, back as an old-format .colpkg.
+    t3 = t2 + 2 * DAY_MS
+    study(store, SETTINGS, t3, 2, random.Random(5), new_share=0.3)
+    t4 = t3 + 2 * DAY_MS
+    second = tmp_path / "second.apkg"
+    export_with_progress(store, second, t4)
+    colpkg = tmp_path / "whole.colpkg"
+    result = anki(tmp_path, "anki-2", [
+        {"at": t4, "op": "import", "package": str(second)},
+        {"at": t4, "op": "dump"},
+        {"at": t4 + DAY_MS, "op": "study", "seed": 12, "new": 1},
+        {"at": t4 + DAY_MS + 40 * MINUTE_MS, "op": "dump"},
+        {"at": t4 + DAY_MS + 40 * MINUTE_MS, "op": "export", "package": str(colpkg), "legacy": True}])
+    assert compare(store, SETTINGS, result[1]["cards"], t4) == []
+    with zipfile.ZipFile(colpkg) as archive:
+        assert "collection.anki2" in archive.namelist() or "collection.anki21" in archive.namelist()
+    plan = import_into_studyapp(store, colpkg, t4 + DAY_MS + 40 * MINUTE_MS)
+    assert len(plan.reviews) == len(result[2]["answered"])
+    assert compare(store, SETTINGS, result[3]["cards"], t4 + DAY_MS + 40 * MINUTE_MS) == []
+    no_duplicates(store)
+    assert len(store.log()) == sum(len(c["revlog"]) for c in result[3]["cards"])

@@ -20,6 +20,7 @@ COMMANDS = {
     "report": ("report", "run_report"),
     "sync": ("sync", "run_sync"),
     "server": ("sync", "run_server"),
+    "import": ("import_anki", "run_import"),
 }
 
 

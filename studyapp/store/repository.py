@@ -34,7 +34,7 @@ ITEM_COLUMNS = ("id, key, deck_id, card_id, variant, revision, position, present
                 "difficulty, due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, "
                 "flag_note, flagged_ms")
 LOG_COLUMNS = ("id, item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, state_after, interval, "
-               "last_interval, stability, difficulty, due_ms, scheduler_id")
+               "last_interval, stability, difficulty, due_ms, scheduler_id, source, anki_revlog_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,8 @@ class LogEntry:
     difficulty: float | None
     due_ms: int | None
     scheduler_id: int
+    source: str = "studyapp"  # studyapp | anki
+    anki_revlog_id: int | None = None
 
 
 def _fingerprint(deck: Deck) -> str:
@@ -591,6 +593,53 @@ class Store:
             self.conn.execute("UPDATE items SET suspended = ?, buried_day = ?, flag_note = ?, flagged_ms = ? "
                               "WHERE id = ?", (int(row.suspended), row.buried_day, row.flag_note, row.flagged_ms, row.id))
 
+    # -- reviews from Anki
+
+    def import_anki(self, planner: Callable[[dict[int, str], list[LogEntry]], object], settings: Settings, *,
+                    dry_run: bool = False):
+        """Apply what ``planner`` (``export.anki_import.plan_import`` bound to a package) finds, in one transaction.
+
+        The plan is made inside the transaction from the log as it is then, so an answer given
+        meanwhile in another window is seen. With ``dry_run`` nothing is written. Returns the plan.
+        """
+        if dry_run or self.readonly:
+            with self.guarded():
+                return planner(self._item_keys(), self._log())
+        with self.guarded(), self._write():
+            plan = planner(self._item_keys(), self._log())
+            if not plan.changed:
+                return plan
+            ids = {key: id_ for id_, key in self._item_keys().items()}
+            scheduler = self.scheduler_id(settings)
+            reviews = sorted(plan.reviews, key=lambda r: (r.time_ms, r.anki_revlog_id))
+            # The last row of each item whose state is taken records that whole state.
+            last_of = {review.item_key: index for index, review in enumerate(reviews)}
+            rows = []
+            for index, review in enumerate(reviews):
+                taken = plan.states.get(review.item_key)
+                final = taken is not None and last_of[review.item_key] == index
+                stability = taken.state.stability if final else None
+                difficulty = taken.state.difficulty if final else review.difficulty
+                due_ms = taken.state.due_ms if final else None
+                state_after = taken.state.state if final else review.state_after
+                rows.append((ids[review.item_key], review.kind, review.rating, review.time_ms, review.time_ms,
+                             review.duration_ms, review.state_before, state_after, review.interval,
+                             review.last_interval, stability, difficulty, due_ms, scheduler, review.anki_revlog_id))
+            self.conn.executemany(
+                "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+                "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
+                "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'anki', ?)", rows)
+            self.conn.executemany(
+                f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ? WHERE id = ?",
+                [(*_state_values(t.state), int(t.suspended), t.buried_day, ids[key]) for key, t in plan.states.items()])
+            return plan
+
+    def _item_keys(self) -> dict[int, str]:
+        return dict(self.conn.execute("SELECT id, key FROM items"))
+
+    def _log(self) -> list[LogEntry]:
+        return [LogEntry(*r) for r in self.conn.execute(f"SELECT {LOG_COLUMNS} FROM review_log ORDER BY id")]
+
     # -- the log
 
     def history(self, item_id: int) -> list[LogEntry]:
@@ -631,6 +680,11 @@ class Store:
                 continue
             if entry.kind != "review":
                 states.setdefault(entry.item_id, state)
+                continue
+            if entry.source == "anki":
+                # Anki scheduled it: its row holds the state Anki gave (the last one of an
+                # import holds the card's whole state), never recomputed by ours.
+                states[entry.item_id] = _state_from_anki_row(state, entry)
                 continue
             scheduler = schedulers.get(entry.scheduler_id)
             if scheduler is None:
@@ -767,6 +821,15 @@ class Store:
     def integrity_check(self) -> list[str]:
         with self.guarded():
             return [r[0] for r in self.conn.execute("PRAGMA integrity_check").fetchall()]
+
+
+def _state_from_anki_row(before: ItemState, entry: LogEntry) -> ItemState:
+    lapses = before.lapses + (1 if before.state == REVIEW and entry.rating == 1 else 0)
+    return ItemState(state=entry.state_after, step=None if entry.state_after == REVIEW else 0,
+                     stability=entry.stability if entry.stability is not None else before.stability,
+                     difficulty=entry.difficulty if entry.difficulty is not None else before.difficulty,
+                     due_ms=entry.due_ms, last_review_ms=entry.time_ms, interval=entry.interval,
+                     reps=before.reps + 1, lapses=lapses, leech=before.leech)
 
 
 def open_store(location: Location | Path, *, clock: Clock | None = None, readonly: bool = False) -> Store | None:
