@@ -148,27 +148,17 @@ def _unzstd(path: Path, source, target) -> None:
     head = source.read(4)
     if head != _ZSTD_MAGIC:
         raise _unreadable(path, "collection.anki21b is not zstd-compressed")
-    decompressor = zstandard.ZstdDecompressor()
+    decompressor = zstandard.ZstdDecompressor().decompressobj()
     try:
-        reader = decompressor.stream_reader(_Prefixed(head, source), read_across_frames=True)
-        shutil.copyfileobj(reader, target, 1 << 20)
+        chunk = head
+        while chunk:
+            target.write(decompressor.decompress(chunk))
+            chunk = source.read(1 << 20)
     except zstandard.ZstdError as error:
-        raise _unreadable(path, f"collection.anki21b is damaged or cut short ({error})") from None
-
-
-class _Prefixed:
-    """A stream that gives ``head`` before the rest of ``stream`` (the magic already read)."""
-
-    def __init__(self, head: bytes, stream):
-        self.head, self.stream = head, stream
-
-    def read(self, size: int = -1) -> bytes:
-        if self.head:
-            head, self.head = self.head, b""
-            if size < 0:
-                return head + self.stream.read()
-            return head + self.stream.read(max(0, size - len(head)))
-        return self.stream.read(size)
+        raise _unreadable(path, f"collection.anki21b is damaged ({error})") from None
+    if not decompressor.eof:
+        # zstd says nothing about a stream that simply stops: its last frame must be complete.
+        raise _unreadable(path, "collection.anki21b is cut short (its compressed stream ends early)")
 
 
 def _protobuf_varint(message: bytes, wanted: int) -> int:
@@ -208,8 +198,17 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
 
 def _read_collection(path: Path, database: Path, version: int) -> AnkiCollection:
     with database.open("rb") as handle:
-        if handle.read(16) != _SQLITE_MAGIC:
-            raise _unreadable(path, f"{COLLECTION_FILES[version]} is not an SQLite database")
+        header = handle.read(100)
+    if header[:16] != _SQLITE_MAGIC:
+        raise _unreadable(path, f"{COLLECTION_FILES[version]} is not an SQLite database")
+    if len(header) == 100:
+        # A database cut short still opens, and reads as if rows were missing: refuse it.
+        page_size = int.from_bytes(header[16:18], "big")
+        page_size = 65536 if page_size == 1 else page_size
+        pages = int.from_bytes(header[28:32], "big")
+        size = database.stat().st_size
+        if pages and page_size and size < pages * page_size:
+            raise _unreadable(path, f"{COLLECTION_FILES[version]} is cut short ({size} bytes of {pages * page_size})")
     connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
     try:
         tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -1,0 +1,251 @@
+"""``studyapp import anki``: reading every kind of package, refusing bad ones, and the command's summary."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import random
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import pytest
+import zstandard
+
+from engine_support import card, deck, location
+from progress_support import SETTINGS, at, study
+
+from studyapp.cli import main
+from studyapp.core.clock import DAY_MS, MINUTE_MS, FakeClock
+from studyapp.core.problems import StudyappError
+from studyapp.export.anki import export_anki
+from studyapp.export.anki_import import normalized, plan_import, study_day_of_anki_day
+from studyapp.export.apkg import LATEST, LEGACY_1, LEGACY_2, AnkiCollection, _protobuf_varint, read_package
+from studyapp.export.progress import gather_progress
+from studyapp.store import open_store
+
+START = at(2026, 1, 5)
+
+
+def exported(tmp_path: Path, *, days: int = 12):
+    """A studied profile and its export with progress (schema 11 in collection.anki2)."""
+    d = deck("imp", [card(f"q{i}") for i in range(6)])
+    store = open_store(location(tmp_path), clock=FakeClock(START))
+    store.save_settings(SETTINGS)
+    store.sync([d])
+    study(store, SETTINGS, START, days, random.Random(3))
+    now = START + days * DAY_MS
+    package = tmp_path / "p.apkg"
+    export_anki([d], package, home=None, clock=lambda: now / 1000, schedule=gather_progress(store, SETTINGS))
+    return d, store, package, now
+
+
+def collection_bytes(package: Path) -> bytes:
+    with zipfile.ZipFile(package) as archive:
+        return archive.read("collection.anki2")
+
+
+def repack(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+# ---------------------------------------------------------------- the three formats
+
+
+def test_a_package_reads_the_same_in_all_three_formats(tmp_path):
+    _, store, package, _ = exported(tmp_path)
+    database = collection_bytes(package)
+    legacy1 = read_package(package)
+    legacy2 = read_package(repack(tmp_path / "b.apkg", {"collection.anki21": database, "media": b"{}"}))
+    latest = read_package(repack(tmp_path / "c.apkg", {
+        "collection.anki2": b"please update Anki", "collection.anki21b": zstandard.ZstdCompressor().compress(database),
+        "meta": bytes([0x08, LATEST])}))
+    assert (legacy1.version, legacy2.version, latest.version) == (LEGACY_1, LEGACY_2, LATEST)
+    for collection in (legacy2, latest):
+        assert collection.cards == legacy1.cards and collection.revlog == legacy1.revlog
+        assert collection.notes == legacy1.notes and collection.crt == legacy1.crt
+    assert len(legacy1.revlog) == len(store.log()) > 0
+    assert legacy1.creation_offset == -120  # genanki's creation time, 2014-09-19, in Berlin summer time (UTC+2)
+
+
+def test_meta_names_the_version_that_decides(tmp_path):
+    _, _, package, _ = exported(tmp_path)
+    database = collection_bytes(package)
+    # Meta says legacy 2: the anki21 file is read even though an anki2 file is there.
+    path = repack(tmp_path / "m.apkg", {"collection.anki2": b"not a database", "collection.anki21": database,
+                                        "meta": bytes([0x08, LEGACY_2])})
+    assert read_package(path).version == LEGACY_2
+
+
+def test_protobuf_fields_are_read_past_others():
+    assert _protobuf_varint(bytes([0x08, 0x03]), 1) == 3
+    assert _protobuf_varint(b"", 1) == 0
+    # a length-delimited field 2 before field 1, and a two-byte varint
+    assert _protobuf_varint(bytes([0x12, 0x02, 0x41, 0x42, 0x08, 0xAC, 0x02]), 1) == 300
+
+
+# ---------------------------------------------------------------- bad files
+
+
+def half(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p, db: p.write_bytes(b"hello, I am text"), "not a zip archive"),
+    (lambda p, db: repack(p, {"readme.txt": b"x"}), "not an Anki package"),
+    (lambda p, db: repack(p, {"meta": bytes([0x08, 9]), "collection.anki21b": b""}), "version this studyapp does not know"),
+    (lambda p, db: repack(p, {"meta": bytes([0x08, 3])}), "which it does not contain"),
+    (lambda p, db: repack(p, {"meta": bytes([0x08, 3]), "collection.anki21b": db}), "not zstd-compressed"),
+    (lambda p, db: repack(p, {"meta": bytes([0x08, 3]), "collection.anki21b": half(zstandard.ZstdCompressor().compress(db))}),
+     "cut short"),
+    (lambda p, db: repack(p, {"collection.anki21": db[: len(db) // 2]}), "cut short"),
+    (lambda p, db: repack(p, {"collection.anki2": b"SQLite format 3\x00" + b"\x00" * 200}), "damaged"),
+    (lambda p, db: repack(p, {"collection.anki2": b"plain text, not sqlite"}), "not an SQLite database"),
+])
+def test_a_bad_file_is_a_clear_error_naming_it(tmp_path, make, words):
+    _, _, package, _ = exported(tmp_path, days=2)
+    bad = tmp_path / "bad.apkg"
+    make(bad, collection_bytes(package))
+    with pytest.raises(StudyappError) as caught:
+        read_package(bad)
+    message = caught.value.format()
+    assert str(bad) in message and words in message and "nothing was changed" in message
+
+
+def test_a_truncated_package_is_an_error(tmp_path):
+    _, _, package, _ = exported(tmp_path, days=2)
+    data = package.read_bytes()
+    cut = tmp_path / "cut.apkg"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StudyappError, match="not a zip archive, or it is truncated"):
+        read_package(cut)
+
+
+def test_a_foreign_sqlite_file_is_refused(tmp_path):
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE things (x)")
+    db.commit()
+    db.close()
+    bad = repack(tmp_path / "foreign.apkg", {"collection.anki2": other.read_bytes()})
+    with pytest.raises(StudyappError, match="has no cards, col, notes, revlog table"):
+        read_package(bad)
+
+
+# ---------------------------------------------------------------- matching and days
+
+
+def test_front_text_matching_ignores_markup_case_and_spacing():
+    assert normalized("<b>What</b>&nbsp;is  <i>X</i>?<br>") == "what is x ?"
+    assert normalized("Q&amp;A") == normalized("q&a")
+
+
+def test_anki_day_numbers_count_from_the_creation_date_in_its_offset():
+    from studyapp.core.scheduler import ReviewScheduler
+
+    days = ReviewScheduler(SETTINGS).days
+    crt = 1_767_600_000  # 2026-01-05 08:00 UTC
+    berlin = AnkiCollection(Path("x"), 3, crt, -60, 4)
+    assert study_day_of_anki_day(berlin, days, 0) == days.day_of(START)
+    assert study_day_of_anki_day(berlin, days, 10) == days.day_of(START) + 10
+    # 23:30 UTC on the 4th is the 5th in Berlin, but the 4th at UTC-5.
+    late = AnkiCollection(Path("x"), 3, 1_767_569_400, 300, 4)
+    assert study_day_of_anki_day(late, days, 1) == days.day_of(START)
+
+
+def test_a_dry_run_plans_but_changes_nothing_and_a_real_run_then_adds_nothing(tmp_path):
+    d, store, package, now = exported(tmp_path)
+    collection = read_package(package)
+    fresh = open_store(location(tmp_path, "other"), clock=FakeClock(now))
+    fresh.save_settings(SETTINGS)
+    fresh.sync([d])
+    before = fresh.conn.execute("SELECT * FROM items ORDER BY id").fetchall()
+    planner = lambda items, log: plan_import(collection, [d], items, log, SETTINGS, now)  # noqa: E731
+    plan = fresh.import_anki(planner, SETTINGS, dry_run=True)
+    assert len(plan.reviews) == len(store.log()) and plan.notes_by_guid == 6
+    assert fresh.conn.execute("SELECT * FROM items ORDER BY id").fetchall() == before
+    assert fresh.log() == []
+    applied = fresh.import_anki(planner, SETTINGS)
+    assert len(applied.reviews) == len(store.log())
+    # Every item now holds exactly the state its own profile has.
+    assert {r.key: r.state for r in fresh.all_items()} == {r.key: r.state for r in store.all_items()}
+    second = fresh.import_anki(planner, SETTINGS)
+    assert (second.reviews, second.states, second.reviews_known) == ([], {}, len(store.log()))
+    # The profile that exported it recognises all of its own reviews.
+    own = store.import_anki(planner, SETTINGS, dry_run=True)
+    assert (own.reviews, own.reviews_known) == ([], len(store.log()))
+
+
+def test_replaying_the_log_gives_the_state_anki_gave(tmp_path):
+    d, store, package, now = exported(tmp_path)
+    collection = read_package(package)
+    fresh = open_store(location(tmp_path, "other"), clock=FakeClock(now))
+    fresh.save_settings(SETTINGS)
+    fresh.sync([d])
+    fresh.import_anki(lambda items, log: plan_import(collection, [d], items, log, SETTINGS, now), SETTINGS)
+    rebuilt = fresh.rebuild_states()
+    for row in fresh.all_items():
+        if row.id in rebuilt:
+            got = rebuilt[row.id]
+            assert (got.state, got.stability, got.difficulty, got.due_ms) == (
+                row.state.state, row.state.stability, row.state.difficulty, row.state.due_ms)
+
+
+# ---------------------------------------------------------------- the command
+
+
+@pytest.fixture
+def cli_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("STUDYAPP_DECKS", raising=False)
+    monkeypatch.delenv("STUDYAPP_PROFILE", raising=False)
+    home = tmp_path / "home"
+    monkeypatch.setenv("STUDYAPP_HOME", str(home))
+    return home
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_command_exports_progress_then_imports_it_into_another_profile(cli_home, tmp_path, capsys):
+    deck_id = "pytorch-mega-cache"
+    out = tmp_path / "progress.apkg"
+    # Fresh profile: everything new, the preset and an empty log still travel.
+    assert main(["export", "anki", deck_id, "--with-progress", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "With progress: 0 cards studied, 0 reviews in the log" in printed
+    assert main(["import", "anki", str(out), "--profile", "second", "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert "Would import 0 reviews" in printed and "Dry run: nothing was changed" in printed
+    assert not (cli_home / "profiles" / "second.sqlite3").exists()
+    assert main(["import", "anki", str(out), "--profile", "second"]) == 0
+    printed = capsys.readouterr().out
+    assert "0 matched no card" in printed and "matched by studyapp's id" in printed
+
+
+def test_the_command_refuses_a_bad_file_and_leaves_the_profile_untouched(cli_home, tmp_path, capsys):
+    assert main(["export", "anki", "pytorch-mega-cache", "--with-progress", "-o", str(tmp_path / "x.apkg")]) == 0
+    database = cli_home / "profiles" / "default.sqlite3"
+    assert main(["import", "anki", str(tmp_path / "x.apkg")]) == 0  # makes the profile
+    before = _digest(database)
+    bad = tmp_path / "notes.apkg"
+    bad.write_text("not a package")
+    capsys.readouterr()
+    assert main(["import", "anki", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}" in err and "not a zip archive" in err and "Traceback" not in err
+    assert _digest(database) == before
+
+
+def test_import_needs_a_format_and_a_file(cli_home, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["import"])
+    assert caught.value.code == 2
+    with pytest.raises(SystemExit) as caught:
+        main(["import", "anki"])
+    assert caught.value.code == 2
