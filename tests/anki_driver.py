@@ -152,6 +152,12 @@ def child(script_path: str, out_path: str) -> int:
                                                              rating=CardAnswer.Rating.values()[rating - 1]))
                 answered.append([card_id, rating])
             results.append({"op": op, "answered": answered})
+        elif op == "add_note":
+            note = col.new_note(col.models.by_name(step["notetype"]))
+            for index, value in enumerate(step["fields"]):
+                note.fields[index] = value
+            col.add_note(note, col.decks.id(step.get("deck", "Mine")))
+            results.append({"op": op, "note": note.id, "cards": list(note.card_ids())})
         elif op == "delete_notes":
             col.remove_notes(col.find_notes(step.get("search", "")))
             results.append({"op": op})

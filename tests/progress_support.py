@@ -58,8 +58,10 @@ def interval_of(preview) -> int:
     return preview.interval_days if preview.interval_days is not None else -preview.interval_secs
 
 
-def compare(store, settings: Settings, cards: list[dict], now_ms: int) -> list[str]:
-    """Every difference between the studyapp items and the Anki cards with their ids, as sentences."""
+def compare(store, settings: Settings, cards: list[dict], now_ms: int, card_ids: dict[str, int] | None = None) -> list[str]:
+    """Every difference between the studyapp items and the Anki cards with their ids, as sentences.
+
+    ``card_ids`` names the Anki card of each item to compare (default: every item, by ``anki_card_id``)."""
     scheduler = ReviewScheduler(settings)
     today = scheduler.days.day_of(now_ms)
     by_id = {card["id"]: card for card in cards}
@@ -68,7 +70,9 @@ def compare(store, settings: Settings, cards: list[dict], now_ms: int) -> list[s
         counts[entry.item_id] = counts.get(entry.item_id, 0) + 1
     problems = []
     for row in store.all_items():
-        card = by_id.get(anki_card_id(row.key))
+        if card_ids is not None and row.key not in card_ids:
+            continue
+        card = by_id.get(card_ids[row.key] if card_ids is not None else anki_card_id(row.key))
         if card is None:
             problems.append(f"{row.key}: no Anki card {anki_card_id(row.key)}")
             continue

@@ -216,3 +216,51 @@ def test_progress_goes_round_twice_without_drift_or_duplicated_reviews(tmp_path)
     assert compare(store, SETTINGS, result[3]["cards"], t4 + DAY_MS + 40 * MINUTE_MS) == []
     no_duplicates(store)
     assert len(store.log()) == sum(len(c["revlog"]) for c in result[3]["cards"])
+
+
+def test_notes_made_in_anki_match_by_note_type_and_front_text(tmp_path):
+    clock = FakeClock(START)
+    store = open_store(location(tmp_path), clock=clock)
+    store.save_settings(SETTINGS)
+    store.sync([DECK])
+    t = START + DAY_MS
+    package = tmp_path / "mine.apkg"
+    result = anki(tmp_path, "anki-own", [
+        {"at": t, "op": "add_note", "notetype": "Basic", "fields": ["<b>Q</b>&nbsp;b5", "A b5"]},
+        {"at": t, "op": "add_note", "notetype": "Cloze", "fields": ["{{c1::part 1}} {{c2::part 2}}", ""]},
+        # Notes whose front text no card has: neither matches.
+        {"at": t, "op": "add_note", "notetype": "Cloze", "fields": ["Q b6 {{c1::x}}", ""]},
+        {"at": t, "op": "add_note", "notetype": "Basic", "fields": ["Something else", "x"]},
+        {"at": t, "op": "study", "seed": 3, "rounds": 1, "tail": [3, 3, 3, 3, 1]},
+        {"at": t + 30 * MINUTE_MS, "op": "dump"},
+        {"at": t + 30 * MINUTE_MS, "op": "export", "package": str(package)}])
+    plan = import_into_studyapp(store, package, t + 30 * MINUTE_MS)
+    assert (plan.notes, plan.notes_by_guid, plan.notes_by_text) == (4, 0, 2)
+    assert sorted(plan.unmatched) == ["Q b6 {{c1::x}}", "Something else"]
+    basic_card, cloze_cards = result[0]["cards"], result[1]["cards"]
+    mapping = {"progress-deck/b5/main": basic_card[0], "progress-deck/z1/c1": cloze_cards[0],
+               "progress-deck/z1/c2": cloze_cards[1]}
+    assert compare(store, SETTINGS, result[5]["cards"], t + 30 * MINUTE_MS, card_ids=mapping) == []
+    assert sum(1 for e in store.log() if e.source == "anki") == 3
+    assert store.item("progress-deck/b5/main").state.state == "learning"
+
+
+def test_anki_keeps_a_card_it_has_so_a_re_export_goes_in_after_its_notes_are_deleted(tmp_path):
+    """Anki's importer adds cards, never updates one (rslib apkg/import/cards.rs): docs/export.md says what to do."""
+    store, _ = studied_store(tmp_path)
+    t1 = START + 40 * DAY_MS + 45 * MINUTE_MS
+    first = tmp_path / "first.apkg"
+    export_with_progress(store, first, t1)
+    study(store, SETTINGS, t1 + DAY_MS, 3, random.Random(3))
+    t2 = t1 + 4 * DAY_MS
+    second = tmp_path / "second.apkg"
+    export_with_progress(store, second, t2)
+    result = anki(tmp_path, "anki", [
+        {"at": t1, "op": "import", "package": str(first)},
+        {"at": t2, "op": "import", "package": str(second)}, {"at": t2, "op": "dump"},
+        {"at": t2, "op": "delete_notes", "search": "deck:studyapp*"},
+        {"at": t2, "op": "import", "package": str(second)}, {"at": t2, "op": "dump"}])
+    assert result[1]["updated"] == len(CARDS) and compare(store, SETTINGS, result[2]["cards"], t2) != []
+    assert result[4]["new"] == len(CARDS)
+    # Anki keeps the revlog of deleted cards; the import adds only the reviews it lacks.
+    assert compare(store, SETTINGS, result[5]["cards"], t2) == []
