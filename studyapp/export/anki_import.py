@@ -16,8 +16,9 @@ import html
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
+from .bulk import collector_paused
 from ..core.clock import DAY_MS
 from ..core.models import Deck
 from ..core.scheduler import LEARNING, NEW, RELEARNING, REVIEW, ItemState, Settings, StudyDays
@@ -32,8 +33,7 @@ _TAG_RE = re.compile(r"<[^>]*>")
 _SPACE_RE = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class IncomingReview:
+class IncomingReview(NamedTuple):
     """One Anki revlog row as a studyapp review-log row."""
 
     item_key: str
@@ -198,35 +198,44 @@ def convert_reviews(key: str, revlog: Sequence[AnkiReview], known: set[int]) -> 
     return out, known_count, skipped
 
 
-def known_revlog_ids(items: Mapping[int, str], log: Iterable) -> tuple[dict[str, set[int]], dict[str, int]]:
-    """Per item key: the Anki revlog ids its log rows travel under, and the time of its last answer."""
+def known_revlog_ids(items: Mapping[int, str], log: Iterable[tuple]) -> tuple[dict[str, set[int]], dict[str, int]]:
+    """Per item key: the Anki revlog ids its log rows travel under, and the time of its last answer.
+
+    ``log`` holds (item id, kind, time_ms, anki revlog id) per row, in log order."""
     log = list(log)
-    numbers = revlog_ids((entry.time_ms, getattr(entry, "anki_revlog_id", None)) for entry in log)
+    numbers = revlog_ids((time_ms, anki_id) for _, _, time_ms, anki_id in log)
     known: dict[str, set[int]] = {}
     last: dict[str, int] = {}
-    for entry, number in zip(log, numbers):
-        key = items[entry.item_id]
+    for (item_id, kind, time_ms, _), number in zip(log, numbers):
+        key = items[item_id]
         known.setdefault(key, set()).add(number)
-        if entry.kind == "review":
-            last[key] = max(last.get(key, 0), entry.time_ms)
+        if kind == "review" and time_ms > last.get(key, 0):
+            last[key] = time_ms
     return known, last
 
 
-def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mapping[int, str], log: Iterable,
+@collector_paused
+def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mapping[int, str], log: Iterable[tuple],
                 settings: Settings, now_ms: int) -> ImportPlan:
-    """What importing ``collection`` into a profile with ``items`` (id -> key) and ``log`` would do."""
+    """What importing ``collection`` into a profile with ``items`` (id -> key) and ``log`` would do.
+
+    ``log`` is the profile's review log as (item id, kind, time_ms, anki revlog id), in order."""
     from ..core.scheduler import ReviewScheduler
 
     days = ReviewScheduler(settings).days
     today = days.day_of(now_ms)
     known, last_answer = known_revlog_ids(items, log)
-    by_guid = {}
+    by_guid = {note_guid(deck.id, card.id): (deck, card) for deck in decks for card in deck.cards}
     by_text: dict[tuple[bool, str], list] = {}
-    for deck in decks:
-        for card in deck.cards:
-            by_guid[note_guid(deck.id, card.id)] = (deck, card)
-            for text in _front_texts(deck, card):
-                by_text.setdefault((card.type == "cloze", text), []).append((deck, card))
+
+    def text_index() -> dict[tuple[bool, str], list]:
+        # Built only when a note has no GUID of ours: studyapp's own exports never need it.
+        if not by_text:
+            for deck in decks:
+                for card in deck.cards:
+                    for text in _front_texts(deck, card):
+                        by_text.setdefault((card.type == "cloze", text), []).append((deck, card))
+        return by_text
     revlog: dict[int, list[AnkiReview]] = {}
     for entry in collection.revlog:
         revlog.setdefault(entry.card_id, []).append(entry)
@@ -245,7 +254,7 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
         else:
             notetype = collection.notetypes.get(note.notetype_id)
             cloze = notetype.cloze if notetype is not None else False
-            candidates = by_text.get((cloze, normalized(note.fields[0] if note.fields else "")), [])
+            candidates = text_index().get((cloze, normalized(note.fields[0] if note.fields else "")), [])
             if len(candidates) == 1:
                 match = candidates[0]
                 plan.notes_by_text += 1
@@ -267,13 +276,14 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
             if not incoming:
                 continue
             plan.reviews.extend(incoming)
-            answered = [r.time_ms for r in incoming if r.kind == "review"]
-            if answered and max(answered) <= last_answer.get(key, 0):
+            answered = max((r.time_ms for r in incoming if r.kind == "review"), default=None)
+            if answered is not None and answered <= last_answer.get(key, 0):
                 plan.kept_newer.append(key)
                 continue
-            if not any(r.kind in ("review", "reset") for r in incoming):
+            if answered is None and all(r.kind != "reset" for r in incoming):
                 continue
-            last = max((r.id for r in rows if r.ease > 0), default=None)
+            # The revlog is in time order per card: its last answer is the last row with a rating.
+            last = next((r.id for r in reversed(rows) if r.ease > 0), None)
             taken = card_state(card, collection, settings, days, last, today)
             if taken is None:
                 taken = TakenState("", ItemState(), False, 0)

@@ -24,8 +24,9 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
+from .bulk import collector_paused
 from ..core.models import BACKWARD, FORWARD, MAIN
 from ..core.scheduler import LEARNING, NEW, RELEARNING, REVIEW, ReviewScheduler, Settings, StudyDays
 from .anki import ExportPlan, anki_deck_id
@@ -61,8 +62,7 @@ class ItemProgress:
     review_interval: int = 0
 
 
-@dataclass(frozen=True)
-class LoggedReview:
+class LoggedReview(NamedTuple):
     """One review-log row to carry over, with the Anki revlog id it travels under."""
 
     key: str
@@ -158,6 +158,7 @@ def _card_data(state, settings: Settings) -> dict:
     return data
 
 
+@collector_paused
 def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float) -> None:
     """Give the package's cards their schedules, add the review log and the preset (one connection, no commit)."""
     settings = progress.settings
@@ -251,21 +252,23 @@ def _write_options(connection: sqlite3.Connection, plan: ExportPlan, settings: S
                        (json.dumps(conf), json.dumps(dconf), json.dumps(decks)))
 
 
+@collector_paused
 def gather_progress(store, settings: Settings) -> Progress:
     """The items and review log of a ``store.Store`` as the export needs them."""
     from .ids import revlog_ids
 
     rows = store.all_items()
     key_of = {row.id: row.key for row in rows}
-    log = store.log()
-    numbers = revlog_ids((entry.time_ms, getattr(entry, "anki_revlog_id", None)) for entry in log)
+    log = store.log_for_export()
+    numbers = revlog_ids((entry[3], entry[10]) for entry in log)
     review_interval: dict[int, int] = {}
     reviews = []
-    for entry, number in zip(log, numbers):
-        if entry.kind == "review" and entry.state_after == REVIEW and entry.interval > 0:
-            review_interval[entry.item_id] = entry.interval
-        reviews.append(LoggedReview(key_of[entry.item_id], number, entry.kind, entry.rating, entry.state_before,
-                                    entry.interval, entry.last_interval, entry.difficulty, entry.duration_ms))
+    for (item_id, kind, rating, _, before, after, interval, last_interval, difficulty, duration, _), number in zip(
+            log, numbers):
+        if kind == "review" and after == REVIEW and interval > 0:
+            review_interval[item_id] = interval
+        reviews.append(LoggedReview(key_of[item_id], number, kind, rating, before, interval, last_interval,
+                                    difficulty, duration))
     items = {row.key: ItemProgress(row.key, row.state, row.suspended, row.buried_day,
                                    review_interval.get(row.id, 0)) for row in rows}
     return Progress(settings, items, reviews)

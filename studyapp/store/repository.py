@@ -595,7 +595,7 @@ class Store:
 
     # -- reviews from Anki
 
-    def import_anki(self, planner: Callable[[dict[int, str], list[LogEntry]], object], settings: Settings, *,
+    def import_anki(self, planner: Callable[[dict[int, str], list[tuple]], object], settings: Settings, *,
                     dry_run: bool = False):
         """Apply what ``planner`` (``export.anki_import.plan_import`` bound to a package) finds, in one transaction.
 
@@ -605,13 +605,39 @@ class Store:
         if dry_run or self.readonly:
             with self.guarded():
                 return planner(self._item_keys(), self._log())
+        import gc
+
+        # A plan holds a tuple per review; the collector would walk them all, finding no cycle.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._import_anki(planner, settings)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _import_anki(self, planner, settings: Settings):
+        with self.guarded():
+            # Room for every page the log's indexes touch: with SQLite's default 2 MB the
+            # insert of 100,000 rows spills pages to the WAL and reads them back.
+            cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+            self.conn.execute("PRAGMA cache_size = -65536")
+        try:
+            return self._import_anki_within(planner, settings)
+        finally:
+            with self.guarded():
+                self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+
+    def _import_anki_within(self, planner, settings: Settings):
         with self.guarded(), self._write():
             plan = planner(self._item_keys(), self._log())
             if not plan.changed:
                 return plan
             ids = {key: id_ for id_, key in self._item_keys().items()}
             scheduler = self.scheduler_id(settings)
-            reviews = sorted(plan.reviews, key=lambda r: (r.time_ms, r.anki_revlog_id))
+            # Item by item, each in time order (as the plan gives them): replaying needs only each
+            # item's own order, and the item index then grows at its end.
+            reviews = plan.reviews
             # The last row of each item whose state is taken records that whole state.
             last_of = {review.item_key: index for index, review in enumerate(reviews)}
             rows = []
@@ -637,8 +663,17 @@ class Store:
     def _item_keys(self) -> dict[int, str]:
         return dict(self.conn.execute("SELECT id, key FROM items"))
 
-    def _log(self) -> list[LogEntry]:
-        return [LogEntry(*r) for r in self.conn.execute(f"SELECT {LOG_COLUMNS} FROM review_log ORDER BY id")]
+    def _log(self) -> list[tuple]:
+        """(item id, kind, time_ms, anki revlog id) of every log row, in order: what an import compares."""
+        return self.conn.execute("SELECT item_id, kind, time_ms, anki_revlog_id FROM review_log ORDER BY id").fetchall()
+
+    def log_for_export(self) -> list[tuple]:
+        """(item id, kind, rating, time_ms, state before, state after, interval, last interval, difficulty,
+        duration, anki revlog id) of every log row, in order: what an export with progress carries."""
+        with self.guarded():
+            return self.conn.execute(
+                "SELECT item_id, kind, rating, time_ms, state_before, state_after, interval, last_interval, "
+                "difficulty, duration_ms, anki_revlog_id FROM review_log ORDER BY id").fetchall()
 
     # -- the log
 
