@@ -264,3 +264,38 @@ def test_anki_keeps_a_card_it_has_so_a_re_export_goes_in_after_its_notes_are_del
     assert result[4]["new"] == len(CARDS)
     # Anki keeps the revlog of deleted cards; the import adds only the reviews it lacks.
     assert compare(store, SETTINGS, result[5]["cards"], t2) == []
+
+
+def test_a_deck_s_own_preset_travels_as_its_own_anki_preset(tmp_path):
+    from studyapp.core.presets import Preset
+
+    clock = FakeClock(START)
+    store = open_store(location(tmp_path), clock=clock)
+    store.save_settings(SETTINGS)
+    fast = Preset(name="Fast", desired_retention=0.85, learning_steps=(120,), relearning_steps=(300, 1200),
+                  new_per_day=7, maximum_interval=400)
+    store.save_preset(fast)
+    store.assign_preset(DECK.id, "Fast")
+    store.sync([DECK])
+    scheduling = fast.scheduling(SETTINGS)
+    study(store, scheduling, START, 30, random.Random(9), new_share=0.4, max_new=9)
+    now = START + 30 * DAY_MS + 45 * MINUTE_MS
+    every_kind_of_state_with(store, scheduling, now)
+    package = tmp_path / "fast.apkg"
+    export_with_progress(store, package, now + MINUTE_MS)
+    result = anki(tmp_path, "anki-fast", [{"at": now + MINUTE_MS, "op": "import", "package": str(package)},
+                                          {"at": now + MINUTE_MS, "op": "dump"}, {"at": now, "op": "config"}])
+    assert compare(store, scheduling, result[1]["cards"], now + MINUTE_MS) == []
+    presets = {p["name"]: p for p in result[2]["presets"]}
+    ours = presets[f"{PRESET_NAME} Fast"]
+    assert ours["desiredRetention"] == pytest.approx(0.85)
+    assert (ours["new"], ours["lapse"], ours["newPerDay"], ours["maxIvl"]) == ([2.0], [5.0, 20.0], 7, 400)
+    assert PRESET_NAME not in presets  # no deck used Default
+
+
+def every_kind_of_state_with(store, settings, now: int) -> None:
+    rows = store.all_items()
+    review = next(r for r in rows if r.state.state == "review")
+    new = next(r for r in rows if r.state.state == "new")
+    answer(store, settings, review.id, AGAIN, now)
+    answer(store, settings, new.id, GOOD, now)

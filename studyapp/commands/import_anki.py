@@ -33,10 +33,11 @@ def run_import(context, args) -> int:
     else:
         with store:
             settings = store.load_settings()
+            presets = store.load_presets()
             if not args.dry_run:
                 store.sync(decks)
             plan = store.import_anki(
-                lambda items, log: plan_import(collection, decks, items, log, settings, clock.now_ms()),
+                lambda items, log: plan_import(collection, decks, items, log, settings, clock.now_ms(), presets),
                 settings, dry_run=args.dry_run)
     _summary(context, path, plan, dry_run=args.dry_run)
     return 0

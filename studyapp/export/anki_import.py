@@ -216,10 +216,13 @@ def known_revlog_ids(items: Mapping[int, str], log: Iterable[tuple]) -> tuple[di
 
 @collector_paused
 def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mapping[int, str], log: Iterable[tuple],
-                settings: Settings, now_ms: int) -> ImportPlan:
+                settings: Settings, now_ms: int, presets=None) -> ImportPlan:
     """What importing ``collection`` into a profile with ``items`` (id -> key) and ``log`` would do.
 
-    ``log`` is the profile's review log as (item id, kind, time_ms, anki revlog id), in order."""
+    ``log`` is the profile's review log as (item id, kind, time_ms, anki revlog id), in order;
+    ``presets`` (``core.presets.Presets``) give each deck's steps, as studyapp schedules it."""
+    from .progress import deck_settings
+
     from ..core.scheduler import ReviewScheduler
 
     days = ReviewScheduler(settings).days
@@ -284,7 +287,7 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
                 continue
             # The revlog is in time order per card: its last answer is the last row with a rating.
             last = next((r.id for r in reversed(rows) if r.ease > 0), None)
-            taken = card_state(card, collection, settings, days, last, today)
+            taken = card_state(card, collection, deck_settings(presets, settings, deck.id)[1], days, last, today)
             if taken is None:
                 taken = TakenState("", ItemState(), False, 0)
             plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)

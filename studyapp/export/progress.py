@@ -20,6 +20,7 @@ that every exported deck uses. The card ids are ``ids.anki_card_id`` of the item
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from dataclasses import dataclass, field
@@ -83,6 +84,30 @@ class Progress:
     settings: Settings
     items: Mapping[str, ItemProgress]
     log: Sequence[LoggedReview] = field(default_factory=list)
+    presets: object = None  # core.presets.Presets; None: every deck uses the profile's settings
+
+    def preset_of(self, deck_id: str) -> tuple[str, Settings]:
+        """The name of the preset a deck uses and the settings it schedules with."""
+        return deck_settings(self.presets, self.settings, deck_id)
+
+
+def deck_settings(presets, settings: Settings, deck_id: str) -> tuple[str, Settings]:
+    from ..core.presets import DEFAULT_PRESET
+
+    if presets is None:
+        return DEFAULT_PRESET, settings
+    preset = presets.for_deck(deck_id)
+    return preset.name, preset.scheduling(settings)
+
+
+def anki_preset(name: str) -> tuple[int, str]:
+    """The Anki deck preset (id, name) for a studyapp preset: the same in every export."""
+    from ..core.presets import DEFAULT_PRESET
+
+    if name == DEFAULT_PRESET:
+        return PRESET_ID, PRESET_NAME
+    digest = hashlib.blake2b(f"studyapp-preset:{name}".encode("utf-8"), digest_size=6).digest()
+    return PRESET_ID + 1 + int.from_bytes(digest, "big") % 1_000_000_000, f"{PRESET_NAME} {name}"
 
 
 def variant_ords(card) -> dict[str, int]:
@@ -168,6 +193,7 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
     crt = int(connection.execute("SELECT crt FROM col").fetchone()[0])
     crt_day = collection_day(days, crt)
 
+    per_deck = {deck.id: progress.preset_of(deck.id) for deck in plan.decks}
     ords = {note.guid: (note, variant_ords(note.card)) for note in plan.notes}
     rows = connection.execute("SELECT c.id, n.guid, c.ord, c.due FROM cards c JOIN notes n ON n.id = c.nid").fetchall()
     updates = []
@@ -191,13 +217,13 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
             values = (TYPE_NEW, QUEUE_NEW, position, 0, 0, 0, 0, 0, "{}")
         else:
             values = card_values(item.state, suspended=item.suspended, buried=item.buried_day >= today,
-                                 position=position, settings=settings, days=days, crt_day=crt_day,
+                                 position=position, settings=per_deck[note.deck.id][1], days=days, crt_day=crt_day,
                                  review_interval=item.review_interval)
         updates.append((card_id, *values, int(now), old_id))
     connection.executemany("UPDATE cards SET id = ?, type = ?, queue = ?, due = ?, ivl = ?, factor = ?, reps = ?, "
                            "lapses = ?, left = ?, data = ?, mod = ? WHERE id = ?", updates)
     connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", _revlog_rows(progress.log, ids_of))
-    _write_options(connection, plan, settings, days, crt, int(now))
+    _write_options(connection, plan, per_deck, settings, days, crt, int(now))
 
 
 def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list[tuple]:
@@ -218,8 +244,9 @@ def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list
     return rows
 
 
-def _write_options(connection: sqlite3.Connection, plan: ExportPlan, settings: Settings, days: StudyDays,
-                   crt: int, now: int) -> None:
+def _write_options(connection: sqlite3.Connection, plan: ExportPlan, per_deck: Mapping[str, tuple[str, Settings]],
+                   settings: Settings, days: StudyDays, crt: int, now: int) -> None:
+    """One Anki preset per studyapp preset the decks use, each deck assigned its own."""
     conf_text, dconf_text, decks_text = connection.execute("SELECT conf, dconf, decks FROM col").fetchone()
     conf = json.loads(conf_text)
     # The scheduler Anki has used since 2.1.45, the rollover and the creation offset that
@@ -228,21 +255,17 @@ def _write_options(connection: sqlite3.Connection, plan: ExportPlan, settings: S
     conf.update({"schedVer": 2, "sched2021": True, "rollover": settings.rollover_hour,
                  "creationOffset": minutes_west(days, crt), "fsrs": True})
     dconf = json.loads(dconf_text)
-    preset = json.loads(json.dumps(dconf["1"]))
-    preset.update({"id": PRESET_ID, "name": PRESET_NAME, "mod": now, "usn": -1,
-                   "fsrsParams6": [float(w) for w in settings.parameters],
-                   "desiredRetention": float(settings.desired_retention)})
-    preset["new"].update({"delays": [s / 60 for s in settings.learning_steps], "perDay": settings.new_per_day})
-    preset["lapse"].update({"delays": [s / 60 for s in settings.relearning_steps],
-                            "leechFails": settings.leech_lapses})
-    preset["rev"].update({"perDay": settings.reviews_per_day, "maxIvl": settings.maximum_interval})
-    dconf[str(PRESET_ID)] = preset
+    template = dconf["1"]
     decks = json.loads(decks_text)
     for deck in plan.decks:
+        name, deck_options = per_deck[deck.id]
+        preset_id, preset_name = anki_preset(name)
+        if str(preset_id) not in dconf:
+            dconf[str(preset_id)] = _preset(template, preset_id, preset_name, deck_options, now)
         entry = decks.get(str(anki_deck_id(deck.id)))
         if entry is None:
             continue
-        entry["conf"] = PRESET_ID
+        entry["conf"] = preset_id
         limits = settings.limits_for(deck.id)
         if limits.new_per_day is not None:
             entry["newLimit"] = limits.new_per_day
@@ -250,6 +273,18 @@ def _write_options(connection: sqlite3.Connection, plan: ExportPlan, settings: S
             entry["reviewLimit"] = limits.reviews_per_day
     connection.execute("UPDATE col SET conf = ?, dconf = ?, decks = ?",
                        (json.dumps(conf), json.dumps(dconf), json.dumps(decks)))
+
+
+def _preset(template: dict, preset_id: int, name: str, settings: Settings, now: int) -> dict:
+    preset = json.loads(json.dumps(template))
+    preset.update({"id": preset_id, "name": name, "mod": now, "usn": -1,
+                   "fsrsParams6": [float(w) for w in settings.parameters],
+                   "desiredRetention": float(settings.desired_retention)})
+    preset["new"].update({"delays": [s / 60 for s in settings.learning_steps], "perDay": settings.new_per_day})
+    preset["lapse"].update({"delays": [s / 60 for s in settings.relearning_steps],
+                            "leechFails": settings.leech_lapses})
+    preset["rev"].update({"perDay": settings.reviews_per_day, "maxIvl": settings.maximum_interval})
+    return preset
 
 
 @collector_paused
@@ -271,4 +306,5 @@ def gather_progress(store, settings: Settings) -> Progress:
                                     difficulty, duration))
     items = {row.key: ItemProgress(row.key, row.state, row.suspended, row.buried_day,
                                    review_interval.get(row.id, 0)) for row in rows}
-    return Progress(settings, items, reviews)
+    presets = store.load_presets() if hasattr(store, "load_presets") else None
+    return Progress(settings, items, reviews, presets)
