@@ -249,3 +249,40 @@ def test_import_needs_a_format_and_a_file(cli_home, capsys):
     with pytest.raises(SystemExit) as caught:
         main(["import", "anki"])
     assert caught.value.code == 2
+
+
+def test_a_schema_2_database_is_backed_up_and_gains_the_review_sources(tmp_path):
+    from studyapp.store import schema
+
+    path = location(tmp_path).database
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    for statement in schema._statements(schema.SCHEMA_V1):
+        conn.execute(statement)
+    schema.MIGRATIONS[1](conn)
+    conn.execute("INSERT INTO meta (key, value) VALUES ('created_ms', '1')")
+    conn.execute("INSERT INTO schedulers (version, params) VALUES ('fsrs', '{}')")
+    conn.execute("INSERT INTO items (key, deck_id, card_id, variant, created_ms) VALUES ('d/c/main', 'd', 'c', 'main', 1)")
+    conn.execute("INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+                 "state_after, interval, last_interval, scheduler_id) VALUES (1, 'review', 3, 5, 5, 0, 'new', "
+                 "'learning', -600, 0, 1)")
+    conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    store = open_store(location(tmp_path))
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 3 == schema.SCHEMA_VERSION
+    (entry,) = store.log()
+    assert (entry.source, entry.anki_revlog_id, entry.rating) == ("studyapp", None, 3)
+    (backup,) = path.parent.glob(f"{path.name}.schema2-*.bak")
+    old = sqlite3.connect(backup)
+    assert old.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert "source" not in [row[1] for row in old.execute("PRAGMA table_info(review_log)")]
+    old.close()
+    # The same Anki review cannot be logged twice for one item.
+    with pytest.raises(sqlite3.IntegrityError):
+        store.conn.executemany(
+            "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+            "state_after, interval, last_interval, scheduler_id, source, anki_revlog_id) "
+            "VALUES (1, 'review', 3, 9, 9, 0, 'learning', 'review', 1, -600, 1, 'anki', 77)", [(), ()])
+    store.close()
