@@ -195,11 +195,12 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
 
     per_deck = {deck.id: progress.preset_of(deck.id) for deck in plan.decks}
     ords = {note.guid: (note, variant_ords(note.card)) for note in plan.notes}
-    rows = connection.execute("SELECT c.id, n.guid, c.ord, c.due FROM cards c JOIN notes n ON n.id = c.nid").fetchall()
+    rows = connection.execute("SELECT c.id, n.guid, c.ord, c.due, c.nid, c.did FROM cards c "
+                              "JOIN notes n ON n.id = c.nid").fetchall()
     updates = []
     ids_of: dict[str, int] = {}
     taken: dict[int, str] = {}
-    for old_id, guid, card_ord, position in rows:
+    for old_id, guid, card_ord, position, note_id, deck_id in rows:
         note, variants = ords[guid]
         variant = next(v for v, o in variants.items() if o == card_ord)
         key = f"{note.deck.id}/{note.card.id}/{variant}"
@@ -219,9 +220,15 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
             values = card_values(item.state, suspended=item.suspended, buried=item.buried_day >= today,
                                  position=position, settings=per_deck[note.deck.id][1], days=days, crt_day=crt_day,
                                  review_interval=item.review_interval)
-        updates.append((card_id, *values, int(now), old_id))
-    connection.executemany("UPDATE cards SET id = ?, type = ?, queue = ?, due = ?, ivl = ?, factor = ?, reps = ?, "
-                           "lapses = ?, left = ?, data = ?, mod = ? WHERE id = ?", updates)
+        anki_type, queue, due, interval, factor, reps, lapses, left, data = values
+        updates.append((card_id, note_id, deck_id, card_ord, int(now), -1, anki_type, queue, due, interval, factor,
+                        reps, lapses, left, 0, 0, 0, data))
+    # Written afresh rather than updated: every card gets a new id, and rewriting a row's id
+    # (its rowid) costs SQLite more than inserting it.
+    connection.execute("DELETE FROM cards")
+    connection.executemany("INSERT INTO cards (id, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, "
+                           "lapses, left, odue, odid, flags, data) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", updates)
     connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", _revlog_rows(progress.log, ids_of))
     _write_options(connection, plan, per_deck, settings, days, crt, int(now))
 
