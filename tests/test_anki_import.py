@@ -141,7 +141,8 @@ def test_a_foreign_sqlite_file_is_refused(tmp_path):
 
 
 def test_front_text_matching_ignores_markup_case_and_spacing():
-    assert normalized("<b>What</b>&nbsp;is  <i>X</i>?<br>") == "what is x ?"
+    assert normalized("<b>What</b>&nbsp;is  <i>X</i>?<br>") == "what is x?"
+    assert normalized("one<br>two<div>three</div>") == "one two three"
     assert normalized("Q&amp;A") == normalized("q&a")
 
 
@@ -286,3 +287,16 @@ def test_a_schema_2_database_is_backed_up_and_gains_the_review_sources(tmp_path)
             "state_after, interval, last_interval, scheduler_id, source, anki_revlog_id) "
             "VALUES (1, 'review', 3, 9, 9, 0, 'learning', 'review', 1, -600, 1, 'anki', 77)", [(), ()])
     store.close()
+
+
+def test_a_note_made_in_anki_matches_a_bilingual_card_in_either_language(tmp_path):
+    from studyapp.core.models import Card, CardText
+    from studyapp.export.anki_import import _front_texts
+
+    bilingual = Card(id="b", type="basic", source=("s",), front="缓存有几层？", back="三层", language="zh",
+                     texts={"zh": CardText(front="缓存有几层？", back="三层"),
+                            "en": CardText(front="How many layers has the cache?", back="Three")})
+    texts = _front_texts(deck("d", [bilingual]), bilingual)
+    assert normalized("How many layers has the <b>cache</b>?") in texts
+    assert normalized("缓存有几层？") in texts
+    assert normalized("Three") not in texts

@@ -30,6 +30,8 @@ from .progress import (QUEUE_DAY_LEARN, QUEUE_LEARN, QUEUE_SUSPENDED, REVLOG_FIL
                        TYPE_REVIEW, variant_ords)
 
 _TAG_RE = re.compile(r"<[^>]*>")
+# Tags that break a line (a space between words); any other tag joins what is on its sides.
+_BREAK_RE = re.compile(r"<(?:br|/?(?:div|p|li|ol|ul|tr|td|h\d))\b[^>]*>", re.IGNORECASE)
 _SPACE_RE = re.compile(r"\s+")
 
 
@@ -79,15 +81,19 @@ class ImportPlan:
 
 def normalized(text: str) -> str:
     """A field's visible text, for matching: tags dropped, entities decoded, spaces folded, case ignored."""
-    text = html.unescape(_TAG_RE.sub(" ", text.replace("<br>", " "))).replace("\u2060", "")
+    text = html.unescape(_TAG_RE.sub("", _BREAK_RE.sub(" ", text))).replace("\u2060", "")
     return _SPACE_RE.sub(" ", text).strip().casefold()
 
 
 def _front_texts(deck: Deck, card) -> set[str]:
-    """What the first field of a note for ``card`` may read: studyapp's own field, or the text as written."""
-    question = fields_for(card, deck.id, "")[0]
-    raw = {"cloze": card.text, "truefalse": card.statement}.get(card.type, card.front) or ""
-    return {normalized(question), normalized(plain(raw)), normalized(raw)} - {""}
+    """What the first field of a note for ``card`` may read, in any of its languages: studyapp's own
+    field, or the text as written."""
+    texts: set[str] = set()
+    for worded in [card, *(card.in_language(language) for language in getattr(card, "texts", {}) or {})]:
+        question = fields_for(worded, deck.id, "")[0]
+        raw = {"cloze": worded.text, "truefalse": worded.statement}.get(worded.type, worded.front) or ""
+        texts |= {normalized(question), normalized(plain(raw)), normalized(raw)}
+    return texts - {""}
 
 
 def study_day_of_anki_day(collection: AnkiCollection, days: StudyDays, number: int) -> int:
