@@ -300,3 +300,23 @@ def test_a_note_made_in_anki_matches_a_bilingual_card_in_either_language(tmp_pat
     assert normalized("How many layers has the <b>cache</b>?") in texts
     assert normalized("缓存有几层？") in texts
     assert normalized("Three") not in texts
+
+
+def test_the_command_carries_a_studied_profile_s_reviews(cli_home, tmp_path, capsys):
+    from studyapp.core.catalog import bundled_decks_dir, load_paths
+    from studyapp.core.settings import Location
+    from progress_support import answer
+
+    bundled = {d.id: d for d in load_paths([bundled_decks_dir()]).decks}["pytorch-mega-cache"]
+    store = open_store(Location(cli_home, "default", ()), clock=FakeClock(START))
+    store.sync([bundled])
+    rows = store.all_items()[:3]
+    for index, row in enumerate(rows):
+        answer(store, store.load_settings(), row.id, 3, START + index * MINUTE_MS)
+    store.close()
+    out = tmp_path / "studied.apkg"
+    assert main(["export", "anki", "pytorch-mega-cache", "--with-progress", "-o", str(out)]) == 0
+    assert "With progress: 3 cards studied, 3 reviews in the log" in capsys.readouterr().out
+    collection = read_package(out)
+    assert sorted(r.id for r in collection.revlog) == [START, START + MINUTE_MS, START + 2 * MINUTE_MS]
+    assert sum(1 for c in collection.cards if c.type == 1) == 3

@@ -82,9 +82,10 @@ def _progress(context, decks):
     from ..export.progress import Progress, gather_progress
     from ..store import open_store
 
-    store = open_store(context.location, readonly=True)
-    if store is None:
+    if not context.location.database.exists():
         return Progress(Settings(), {}, [])
+    # Not read-only: a profile from an older studyapp is upgraded (after a backup) rather than refused.
+    store = open_store(context.location)
     with store:
         return gather_progress(store, store.load_settings())
 
