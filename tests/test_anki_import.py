@@ -320,3 +320,26 @@ def test_the_command_carries_a_studied_profile_s_reviews(cli_home, tmp_path, cap
     collection = read_package(out)
     assert sorted(r.id for r in collection.revlog) == [START, START + MINUTE_MS, START + 2 * MINUTE_MS]
     assert sum(1 for c in collection.cards if c.type == 1) == 3
+
+
+def test_reviews_older_than_studyapp_s_own_join_the_log_and_leave_its_schedule(tmp_path):
+    """Profile A exports; B imports it and studies on; A studies later still, then imports B's export."""
+    d, a, package, t1 = exported(tmp_path)
+    b = open_store(location(tmp_path, "b"), clock=FakeClock(t1))
+    b.save_settings(SETTINGS)
+    b.sync([d])
+    b.import_anki(lambda items, log: plan_import(read_package(package), [d], items, log, SETTINGS, t1), SETTINGS)
+    key = "imp/q0/main"
+    from progress_support import answer
+
+    answer(b, SETTINGS, b.item(key).id, 3, t1 + DAY_MS)
+    from_b = tmp_path / "b.apkg"
+    export_anki([d], from_b, home=None, clock=lambda: (t1 + DAY_MS) / 1000, schedule=gather_progress(b, SETTINGS))
+    answer(a, SETTINGS, a.item(key).id, 1, t1 + 2 * DAY_MS)
+    mine = a.item(key).state
+    plan = a.import_anki(lambda items, log: plan_import(read_package(from_b), [d], items, log, SETTINGS,
+                                                        t1 + 2 * DAY_MS), SETTINGS)
+    assert [r.item_key for r in plan.reviews] == [key] and plan.kept_newer == [key] and plan.states == {}
+    assert a.item(key).state == mine
+    assert a.rebuild_states()[a.item(key).id].due_ms == mine.due_ms
+    assert [e.source for e in a.history(a.item(key).id)][-2:] == ["studyapp", "anki"]

@@ -722,8 +722,13 @@ class Store:
                 continue
             if entry.source == "anki":
                 # Anki scheduled it: its row holds the state Anki gave (the last one of an
-                # import holds the card's whole state), never recomputed by ours.
-                states[entry.item_id] = _state_from_anki_row(state, entry)
+                # import holds the card's whole state), never recomputed by ours. A review
+                # older than one already replayed (studyapp answered after it, so the import
+                # kept studyapp's schedule) joins the history without changing the state.
+                if state.last_review_ms is None or entry.time_ms >= state.last_review_ms:
+                    states[entry.item_id] = _state_from_anki_row(state, entry)
+                else:
+                    states[entry.item_id] = state
                 continue
             scheduler = schedulers.get(entry.scheduler_id)
             if scheduler is None:
