@@ -252,7 +252,7 @@ def test_import_needs_a_format_and_a_file(cli_home, capsys):
     assert caught.value.code == 2
 
 
-def test_a_schema_2_database_is_backed_up_and_gains_the_review_sources(tmp_path):
+def test_a_schema_3_database_is_backed_up_and_gains_the_review_sources(tmp_path):
     from studyapp.store import schema
 
     path = location(tmp_path).database
@@ -261,6 +261,7 @@ def test_a_schema_2_database_is_backed_up_and_gains_the_review_sources(tmp_path)
     for statement in schema._statements(schema.SCHEMA_V1):
         conn.execute(statement)
     schema.MIGRATIONS[1](conn)
+    schema.MIGRATIONS[2](conn)
     conn.execute("INSERT INTO meta (key, value) VALUES ('created_ms', '1')")
     conn.execute("INSERT INTO schedulers (version, params) VALUES ('fsrs', '{}')")
     conn.execute("INSERT INTO items (key, deck_id, card_id, variant, created_ms) VALUES ('d/c/main', 'd', 'c', 'main', 1)")
@@ -268,16 +269,16 @@ def test_a_schema_2_database_is_backed_up_and_gains_the_review_sources(tmp_path)
                  "state_after, interval, last_interval, scheduler_id) VALUES (1, 'review', 3, 5, 5, 0, 'new', "
                  "'learning', -600, 0, 1)")
     conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute("PRAGMA user_version = 3")
     conn.commit()
     conn.close()
     store = open_store(location(tmp_path))
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 3 == schema.SCHEMA_VERSION
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 4 == schema.SCHEMA_VERSION
     (entry,) = store.log()
     assert (entry.source, entry.anki_revlog_id, entry.rating) == ("studyapp", None, 3)
-    (backup,) = path.parent.glob(f"{path.name}.schema2-*.bak")
+    (backup,) = path.parent.glob(f"{path.name}.schema3-*.bak")
     old = sqlite3.connect(backup)
-    assert old.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert old.execute("PRAGMA user_version").fetchone()[0] == 3
     assert "source" not in [row[1] for row in old.execute("PRAGMA table_info(review_log)")]
     old.close()
     # The same Anki review cannot be logged twice for one item.

@@ -658,7 +658,8 @@ class Store:
             self.conn.executemany(
                 "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
                 "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
-                "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'anki', ?)", rows)
+                f"anki_revlog_id, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'anki', ?, {schema.NEW_UID_SQL})",
+                rows)
             self.conn.executemany(
                 f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ? WHERE id = ?",
                 [(*_state_values(t.state), int(t.suspended), t.buried_day, ids[key]) for key, t in plan.states.items()])
