@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-MODULES = ["load", "cli", "engine", "export", "tui", "coverage", "sync"]
+MODULES = ["load", "cli", "engine", "export", "progress", "tui", "coverage", "sync"]
 
 
 def machine(commit: str) -> list[str]:
@@ -94,6 +94,8 @@ TARGETS = [
     ("engine", r"pick the next item \(100,000 items", "faster than Anki"),
     ("engine", r"record an answer \(100,000 items", "faster than Anki"),
     ("export", r"export 10,000 generated notes, ", "<= 1.3x"),
+    ("progress", r"export with progress, 10,000 cards, 100,000 reviews", "<= 1.5x"),
+    ("progress", r"import from Anki, 10,000 cards, 100,000 reviews", "<= 1.5x"),
     ("cli", r"studyapp --version$", "<= baseline + 150 ms"),
     ("cli", r"studyapp list$", "<= baseline + 150 ms"),
     ("tui", r"TUI: process start to first card drawn \(tmux", "<= 1.5x"),

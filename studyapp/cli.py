@@ -114,11 +114,20 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
             child.add_argument("--delimiter", choices=("tab", "comma", "semicolon"),
                                help="the separator (default: found from the file)")
 
+    import_anki = command("anki", "reviews and schedules from an Anki package (.apkg) or collection (.colpkg)",
+                          level=2, within=import_sub, parent="import")
+    import_anki.add_argument("file", metavar="FILE.apkg|FILE.colpkg")
+    import_anki.add_argument("--dry-run", action="store_true", help="say what would come in; change nothing")
+
     export = command("export", "export decks")
     export_sub = export.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
     anki = command("anki", "an Anki package (.apkg)", level=2, within=export_sub, parent="export")
     anki.add_argument("deck_ids", nargs="*", metavar="DECK")
     anki.add_argument("-o", "--output", required=True, metavar="FILE.apkg")
+    anki.add_argument("--with-progress", action="store_true",
+                      help="also carry this profile's schedules, review log and options (Anki: import with "
+                           "'Import any learning progress')")
+
 
     stats = command("stats", "progress statistics")
     stats.add_argument("deck_ids", nargs="*", metavar="DECK")

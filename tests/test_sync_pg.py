@@ -266,6 +266,10 @@ def test_a_schema_2_database_gets_global_ids_for_its_old_rows(tmp_path):
     conn.execute("DROP TRIGGER review_log_append_only")
     conn.execute("ALTER TABLE review_log DROP COLUMN uid")
     conn.execute("ALTER TABLE exam_results DROP COLUMN uid")
+    # Schema 4's review sources (import anki) go too: this database is a schema 2 one.
+    conn.execute("DROP INDEX review_log_anki")
+    conn.execute("ALTER TABLE review_log DROP COLUMN anki_revlog_id")
+    conn.execute("ALTER TABLE review_log DROP COLUMN source")
     conn.execute(schema.APPEND_ONLY_TRIGGER)
     conn.execute("PRAGMA user_version = 2")
     conn.commit()

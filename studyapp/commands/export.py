@@ -55,7 +55,8 @@ def run_export(context, args) -> int:
     _refuse_failing_decks(catalog, decks, named=bool(args.deck_ids))
     # Only the texts change with the language: note ids come from deck and card ids alone.
     decks = localize_all(decks, context.lang)
-    result = export_anki(decks, output, home=context.home, progress=StderrProgress(sys.stderr))
+    schedule = _progress(context, decks) if getattr(args, "with_progress", False) else None
+    result = export_anki(decks, output, home=context.home, progress=StderrProgress(sys.stderr), schedule=schedule)
     for label, old, new in result.kind_changes:
         print(f"studyapp: warning: card {label} changed from {old} to {new}; Anki will not change the type of a "
               "note already in a collection (it reports a conflict and keeps the old note). "
@@ -68,7 +69,25 @@ def run_export(context, args) -> int:
         changed = "none changed since the last export or release: importing it again changes nothing in Anki"
     print(f"Wrote {result.path}: {plural(result.decks, 'deck')}, {plural(result.notes, 'note')} ({changed}), "
           f"{plural(result.cards, 'card')}")
+    if schedule is not None:
+        studied = sum(1 for item in schedule.items.values() if not item.state.is_new)
+        print(f"With progress: {plural(studied, 'card')} studied, {plural(len(schedule.log), 'review')} in the log; "
+              "in Anki, import it with 'Import any learning progress' ticked (see docs/export.md)")
     return 0
+
+
+def _progress(context, decks):
+    """The profile's schedules for the decks exported (a profile never studied has none: all new)."""
+    from ..core.scheduler import Settings
+    from ..export.progress import Progress, gather_progress
+    from ..store import open_store
+
+    if not context.location.database.exists():
+        return Progress(Settings(), {}, [])
+    # Not read-only: a profile from an older studyapp is upgraded (after a backup) rather than refused.
+    store = open_store(context.location)
+    with store:
+        return gather_progress(store, store.load_settings())
 
 
 def _refuse_failing_decks(catalog, decks, *, named: bool) -> None:

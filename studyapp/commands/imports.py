@@ -13,6 +13,10 @@ EXIT_OK, EXIT_FAILURE = 0, 1
 
 
 def run_import(context, args) -> int:
+    if args.format == "anki":  # progress into this profile, not a new bank
+        from .import_anki import run_import as import_progress
+
+        return import_progress(context, args)
     from ..authoring.bank import write_bank
 
     source = Path(args.file)

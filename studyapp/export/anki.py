@@ -262,8 +262,12 @@ def plan_export(decks: list[Deck], stamper: Stamper, progress: Progress | None =
     return plan
 
 
-def write_package(plan: ExportPlan, output: Path, *, now: float, progress: Progress | None = None) -> None:
-    """Write the planned notes to ``output`` atomically: the old file stays until the new one is whole."""
+def write_package(plan: ExportPlan, output: Path, *, now: float, progress: Progress | None = None,
+                  finish: Callable[[sqlite3.Connection], None] | None = None) -> None:
+    """Write the planned notes to ``output`` atomically: the old file stays until the new one is whole.
+
+    ``finish`` sees the package's collection after genanki wrote it and before it is
+    zipped (the schedules of an export with progress go in there)."""
     models = {
         card_type: LedgerModel(note_type, plan.notetype_times[card_type])
         for card_type, note_type in NOTE_TYPES.items()
@@ -282,7 +286,7 @@ def write_package(plan: ExportPlan, output: Path, *, now: float, progress: Progr
             due=position, mtime=note.mtime, on_written=report,
         ))
     package = genanki.Package([parent, *anki_decks.values()])
-    _write_atomically(package, Path(output), now)
+    _write_atomically(package, Path(output), now, finish)
 
 
 def _description(deck: Deck) -> str:
@@ -299,7 +303,8 @@ def check_output(output: Path) -> None:
         raise StudyappError(f"cannot write {output}: the folder {folder} does not exist; create it first")
 
 
-def _write_atomically(package: genanki.Package, output: Path, now: float) -> None:
+def _write_atomically(package: genanki.Package, output: Path, now: float,
+                      finish: Callable[[sqlite3.Connection], None] | None = None) -> None:
     check_output(output)
     try:
         with replacing(output) as temporary, tempfile.TemporaryDirectory(prefix="studyapp-export-") as scratch:
@@ -313,6 +318,8 @@ def _write_atomically(package: genanki.Package, output: Path, now: float) -> Non
                 connection.execute("PRAGMA journal_mode=OFF")
                 connection.execute("PRAGMA synchronous=OFF")
                 package.write_to_db(connection.cursor(), now, itertools.count(int(now * 1000)))
+                if finish is not None:
+                    finish(connection)
                 connection.commit()
             finally:
                 connection.close()
@@ -325,10 +332,11 @@ def _write_atomically(package: genanki.Package, output: Path, now: float) -> Non
 
 
 def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Callable[[], float] = time.time,
-                progress: Progress | None = None) -> ExportResult:
+                progress: Progress | None = None, schedule=None) -> ExportResult:
     """Export ``decks`` to ``output``; remember changed notes in ``home``'s ledger (none: remember nothing).
 
-    The shipped ledgers are read from each deck's folder.
+    The shipped ledgers are read from each deck's folder. ``schedule`` (a
+    ``progress.Progress``) adds the learner's schedules, review log and options.
     """
     if not decks:
         raise StudyappError("there are no decks to export; add a deck folder with --decks DIR")
@@ -357,7 +365,13 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
         except OSError as error:
             ledger_warning = (f"cannot remember export times in {local_path} ({error.strerror or error}); "
                               "a later export may not update the notes changed now")
-    write_package(plan, output, now=now, progress=progress)
+    finish = None
+    if schedule is not None:
+        from .progress import write_progress
+
+        def finish(connection):
+            write_progress(connection, plan, schedule, now=now)
+    write_package(plan, output, now=now, progress=progress, finish=finish)
     return ExportResult(
         path=Path(output), decks=len(decks), notes=len(plan.notes), cards=plan.card_count,
         changed_notes=len(stamper.changed_notes), changed_notetypes=len(stamper.changed_notetypes),

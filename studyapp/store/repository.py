@@ -34,7 +34,7 @@ ITEM_COLUMNS = ("id, key, deck_id, card_id, variant, revision, position, present
                 "difficulty, due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, "
                 "flag_note, flagged_ms")
 LOG_COLUMNS = ("id, item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, state_after, interval, "
-               "last_interval, stability, difficulty, due_ms, scheduler_id")
+               "last_interval, stability, difficulty, due_ms, scheduler_id, source, anki_revlog_id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,8 @@ class LogEntry:
     difficulty: float | None
     due_ms: int | None
     scheduler_id: int
+    source: str = "studyapp"  # studyapp | anki
+    anki_revlog_id: int | None = None
 
 
 def _fingerprint(deck: Deck) -> str:
@@ -591,6 +593,93 @@ class Store:
             self.conn.execute("UPDATE items SET suspended = ?, buried_day = ?, flag_note = ?, flagged_ms = ? "
                               "WHERE id = ?", (int(row.suspended), row.buried_day, row.flag_note, row.flagged_ms, row.id))
 
+    # -- reviews from Anki
+
+    def import_anki(self, planner: Callable[[dict[int, str], list[tuple]], object], settings: Settings, *,
+                    dry_run: bool = False):
+        """Apply what ``planner`` (``export.anki_import.plan_import`` bound to a package) finds, in one transaction.
+
+        The plan is made inside the transaction from the log as it is then, so an answer given
+        meanwhile in another window is seen. With ``dry_run`` nothing is written. Returns the plan.
+        """
+        if dry_run or self.readonly:
+            with self.guarded():
+                return planner(self._item_keys(), self._log())
+        import gc
+
+        # A plan holds a tuple per review; the collector would walk them all, finding no cycle.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._import_anki(planner, settings)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _import_anki(self, planner, settings: Settings):
+        with self.guarded():
+            # Room for every page the log's indexes touch: with SQLite's default 2 MB the
+            # insert of 100,000 rows spills pages to the WAL and reads them back.
+            cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+            self.conn.execute("PRAGMA cache_size = -65536")
+            # Every row's item and scheduler come from this same transaction's own reads, so
+            # SQLite's two look-ups per row (a quarter of the insert) check nothing new.
+            self.conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            return self._import_anki_within(planner, settings)
+        finally:
+            with self.guarded():
+                self.conn.execute("PRAGMA foreign_keys = ON")
+                self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+
+    def _import_anki_within(self, planner, settings: Settings):
+        with self.guarded(), self._write():
+            plan = planner(self._item_keys(), self._log())
+            if not plan.changed:
+                return plan
+            ids = {key: id_ for id_, key in self._item_keys().items()}
+            scheduler = self.scheduler_id(settings)
+            # Item by item, each in time order (as the plan gives them): replaying needs only each
+            # item's own order, and the item index then grows at its end.
+            reviews = plan.reviews
+            rows = [(ids[r.item_key], r.kind, r.rating, r.time_ms, r.time_ms, r.duration_ms, r.state_before,
+                     r.state_after, r.interval, r.last_interval, None, r.difficulty, None, scheduler, r.anki_revlog_id)
+                    for r in reviews]
+            # The last row of each item whose state is taken records that whole state.
+            last_of = {review.item_key: index for index, review in enumerate(reviews)}
+            for key, taken in plan.states.items():
+                index = last_of.get(key)
+                if index is None:
+                    continue
+                row = rows[index]
+                state = taken.state
+                rows[index] = (*row[:7], state.state, *row[8:10], state.stability, state.difficulty, state.due_ms,
+                               *row[13:])
+            self.conn.executemany(
+                "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+                "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
+                f"anki_revlog_id, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'anki', ?, {schema.NEW_UID_SQL})",
+                rows)
+            self.conn.executemany(
+                f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ? WHERE id = ?",
+                [(*_state_values(t.state), int(t.suspended), t.buried_day, ids[key]) for key, t in plan.states.items()])
+            return plan
+
+    def _item_keys(self) -> dict[int, str]:
+        return dict(self.conn.execute("SELECT id, key FROM items"))
+
+    def _log(self) -> list[tuple]:
+        """(item id, kind, time_ms, anki revlog id) of every log row, in order: what an import compares."""
+        return self.conn.execute("SELECT item_id, kind, time_ms, anki_revlog_id FROM review_log ORDER BY id").fetchall()
+
+    def log_for_export(self) -> list[tuple]:
+        """(item id, kind, rating, time_ms, state before, state after, interval, last interval, difficulty,
+        duration, anki revlog id) of every log row, in order: what an export with progress carries."""
+        with self.guarded():
+            return self.conn.execute(
+                "SELECT item_id, kind, rating, time_ms, state_before, state_after, interval, last_interval, "
+                "difficulty, duration_ms, anki_revlog_id FROM review_log ORDER BY id").fetchall()
+
     # -- the log
 
     def history(self, item_id: int) -> list[LogEntry]:
@@ -631,6 +720,16 @@ class Store:
                 continue
             if entry.kind != "review":
                 states.setdefault(entry.item_id, state)
+                continue
+            if entry.source == "anki":
+                # Anki scheduled it: its row holds the state Anki gave (the last one of an
+                # import holds the card's whole state), never recomputed by ours. A review
+                # older than one already replayed (studyapp answered after it, so the import
+                # kept studyapp's schedule) joins the history without changing the state.
+                if state.last_review_ms is None or entry.time_ms >= state.last_review_ms:
+                    states[entry.item_id] = _state_from_anki_row(state, entry)
+                else:
+                    states[entry.item_id] = state
                 continue
             scheduler = schedulers.get(entry.scheduler_id)
             if scheduler is None:
@@ -767,6 +866,15 @@ class Store:
     def integrity_check(self) -> list[str]:
         with self.guarded():
             return [r[0] for r in self.conn.execute("PRAGMA integrity_check").fetchall()]
+
+
+def _state_from_anki_row(before: ItemState, entry: LogEntry) -> ItemState:
+    lapses = before.lapses + (1 if before.state == REVIEW and entry.rating == 1 else 0)
+    return ItemState(state=entry.state_after, step=None if entry.state_after == REVIEW else 0,
+                     stability=entry.stability if entry.stability is not None else before.stability,
+                     difficulty=entry.difficulty if entry.difficulty is not None else before.difficulty,
+                     due_ms=entry.due_ms, last_review_ms=entry.time_ms, interval=entry.interval,
+                     reps=before.reps + 1, lapses=lapses, leech=before.leech)
 
 
 def open_store(location: Location | Path, *, clock: Clock | None = None, readonly: bool = False) -> Store | None:

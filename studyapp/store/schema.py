@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 from ..core.problems import StudyappError
 
 APPLICATION_ID = 0x53545544  # "STUD"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 10_000
 # Databases up to this size get a quick_check when opened; bigger ones are checked
 # page by page as they are read (SQLite reports damage then, and we turn it into a message).
@@ -168,6 +168,14 @@ CREATE UNIQUE INDEX exam_results_uid ON exam_results (uid);
 """
 NEW_UID_SQL = "lower(hex(randomblob(16)))"
 
+# Schema 4: reviews that came from Anki (``studyapp import anki``): where each row was answered, and
+# for Anki's rows the revlog id they carry there, so that importing a file twice adds nothing.
+REVIEW_SOURCES = """
+ALTER TABLE review_log ADD COLUMN source TEXT NOT NULL DEFAULT 'studyapp' CHECK (source IN ('studyapp', 'anki'));
+ALTER TABLE review_log ADD COLUMN anki_revlog_id INTEGER;
+CREATE UNIQUE INDEX review_log_anki ON review_log (item_id, anki_revlog_id) WHERE anki_revlog_id IS NOT NULL;
+"""
+
 # MIGRATIONS[n] upgrades a database from schema n to n + 1, inside one transaction.
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -195,7 +203,13 @@ def _to_v3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3}
+
+def _add_review_sources(conn: sqlite3.Connection) -> None:
+    for statement in _statements(REVIEW_SOURCES):
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3, 3: _add_review_sources}
 
 
 # ---------------------------------------------------------------- messages

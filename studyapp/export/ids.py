@@ -1,0 +1,53 @@
+"""Stable numbers that name a studyapp item inside Anki.
+
+``anki_card_id`` is the one function that gives an item its Anki card id. Anki seeds its
+fuzz with the card id plus the card's review count, so the scheduler can reproduce Anki's
+fuzz from the same number (engine: call ``anki_card_id(item key)``); an export with
+progress writes it as the card's id, so the card keeps that id in every collection that
+imports the package, and an import from Anki recognises it.
+
+Anki refuses a package whose card or note ids lie more than a day in the future
+(rslib ``ExchangeData::check_ids``), and reads ids as creation times in milliseconds:
+the ids fall between 2001-09-09 and 2017-07-14, always in the past, and never near
+the ids Anki gives cards created today.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+CARD_ID_BASE = 1_000_000_000_000
+CARD_ID_SPAN = 500_000_000_000
+
+
+def anki_card_id(item_key: str) -> int:
+    """The Anki card id of the item ``deck id/card id/variant``; depends on nothing else."""
+    digest = hashlib.blake2b(f"studyapp-card:{item_key}".encode("utf-8"), digest_size=8).digest()
+    return CARD_ID_BASE + int.from_bytes(digest, "big") % CARD_ID_SPAN
+
+
+def is_studyapp_card_id(card_id: int) -> bool:
+    """Whether ``card_id`` lies where ``anki_card_id`` puts its ids (a hint, never proof)."""
+    return CARD_ID_BASE <= card_id < CARD_ID_BASE + CARD_ID_SPAN
+
+
+def revlog_ids(entries) -> list[int]:
+    """The Anki revlog id of each review-log row, given in log order as (time_ms, anki revlog id or None).
+
+    A row that came from Anki keeps its id; a studyapp row travels under its answer time
+    in milliseconds (what Anki uses), one more for each earlier row that already took it.
+    Rows only ever append, so a row's id never changes between exports, and an import
+    recognises a review it exported earlier by this id.
+    """
+    taken: set[int] = set()
+    out = []
+    for time_ms, anki_id in entries:
+        if anki_id is not None:
+            number = int(anki_id)
+        else:
+            number = int(time_ms)
+            while number in taken:
+                number += 1
+        taken.add(number)
+        out.append(number)
+    return out

@@ -1,0 +1,317 @@
+"""A learner's progress written into an Anki package the way Anki writes its own.
+
+genanki writes every card as new and has no review log. ``write_progress`` runs on the
+package's collection (schema 11, before it is zipped) and gives each card the state of
+its studyapp item, as Anki stores it (rslib ``card/mod.rs``, ``storage/card/data.rs``):
+
+- ``type``/``queue``: new 0/0, learning 1/1 (or 3 when the step ends on a later study
+  day, Anki's interday learning), review 2/2, relearning 3/1; suspended -1, buried -3;
+- ``due``: the position for new cards, epoch seconds for intraday learning, and for
+  reviews the study day counted from the collection's creation day. Anki's importer
+  shifts day numbers by the difference between the package's "today" and its own
+  (rslib ``apkg/import/cards.rs``), so a card due in k study days here is due in k days
+  there;
+- ``left``: the learning steps still to go, ``ivl``, ``factor``, ``reps``, ``lapses``;
+- ``data``: the FSRS memory state ``{"s", "d", "dr", "decay", "lrt"}``.
+
+Every review becomes a ``revlog`` row, and the options become a deck preset (``dconf``)
+that every exported deck uses. The card ids are ``ids.anki_card_id`` of the item keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+from .bulk import collector_paused
+from ..core.models import BACKWARD, FORWARD, MAIN
+from ..core.scheduler import LEARNING, NEW, RELEARNING, REVIEW, ReviewScheduler, Settings, StudyDays
+from .anki import ExportPlan, anki_deck_id
+from .ids import anki_card_id
+
+# Anki's card types, queues and review kinds.
+TYPE_NEW, TYPE_LEARN, TYPE_REVIEW, TYPE_RELEARN = 0, 1, 2, 3
+QUEUE_NEW, QUEUE_LEARN, QUEUE_REVIEW, QUEUE_DAY_LEARN = 0, 1, 2, 3
+QUEUE_SUSPENDED, QUEUE_USER_BURIED = -1, -3
+REVLOG_LEARNING, REVLOG_REVIEW, REVLOG_RELEARNING, REVLOG_FILTERED, REVLOG_MANUAL = 0, 1, 2, 3, 4
+
+# Anki's initial ease (250%), which its cards carry once they graduate.
+GRADUATED_FACTOR = 2500
+# The one preset every exported deck uses; its id never changes, so a second import
+# leaves a preset the learner has edited in Anki alone (Anki adds a preset only if new).
+PRESET_ID = 1608416414
+PRESET_NAME = "studyapp"
+
+_ANKI_TYPE = {NEW: TYPE_NEW, LEARNING: TYPE_LEARN, REVIEW: TYPE_REVIEW, RELEARNING: TYPE_RELEARN}
+_REVLOG_KIND = {NEW: REVLOG_LEARNING, LEARNING: REVLOG_LEARNING, REVIEW: REVLOG_REVIEW,
+                RELEARNING: REVLOG_RELEARNING}
+
+
+@dataclass(frozen=True)
+class ItemProgress:
+    """What the export needs of one stored item."""
+
+    key: str
+    state: object  # core.scheduler.ItemState
+    suspended: bool = False
+    buried_day: int = 0
+    # The interval (days) of the item's last review-state schedule: a relearning card keeps it.
+    review_interval: int = 0
+
+
+class LoggedReview(NamedTuple):
+    """One review-log row to carry over, with the Anki revlog id it travels under."""
+
+    key: str
+    revlog_id: int
+    kind: str  # review | cram | reset
+    rating: int
+    state_before: str
+    interval: int
+    last_interval: int
+    difficulty: float | None
+    duration_ms: int
+
+
+@dataclass
+class Progress:
+    """A profile's progress for the export: settings, items by key, the review log in order."""
+
+    settings: Settings
+    items: Mapping[str, ItemProgress]
+    log: Sequence[LoggedReview] = field(default_factory=list)
+    presets: object = None  # core.presets.Presets; None: every deck uses the profile's settings
+
+    def preset_of(self, deck_id: str) -> tuple[str, Settings]:
+        """The name of the preset a deck uses and the settings it schedules with."""
+        return deck_settings(self.presets, self.settings, deck_id)
+
+
+def deck_settings(presets, settings: Settings, deck_id: str) -> tuple[str, Settings]:
+    from ..core.presets import DEFAULT_PRESET
+
+    if presets is None:
+        return DEFAULT_PRESET, settings
+    preset = presets.for_deck(deck_id)
+    return preset.name, preset.scheduling(settings)
+
+
+def anki_preset(name: str) -> tuple[int, str]:
+    """The Anki deck preset (id, name) for a studyapp preset: the same in every export."""
+    from ..core.presets import DEFAULT_PRESET
+
+    if name == DEFAULT_PRESET:
+        return PRESET_ID, PRESET_NAME
+    digest = hashlib.blake2b(f"studyapp-preset:{name}".encode("utf-8"), digest_size=6).digest()
+    return PRESET_ID + 1 + int.from_bytes(digest, "big") % 1_000_000_000, f"{PRESET_NAME} {name}"
+
+
+def variant_ords(card) -> dict[str, int]:
+    """Each of a card's variants and the Anki card (template ordinal) it is."""
+    if card.type == "reverse":
+        return {FORWARD: 0, BACKWARD: 1}
+    if card.type == "cloze":
+        return {f"c{n}": n - 1 for n in card.cloze_numbers()}
+    return {MAIN: 0}
+
+
+def collection_day(days: StudyDays, crt_secs: int) -> int:
+    """The study day Anki counts a collection's days from: the local date of its creation.
+
+    Anki (rslib ``scheduler/timing.rs``) counts days elapsed from the creation date without
+    the rollover, and the current date with it, which is ``StudyDays.day_of`` for now."""
+    return datetime.fromtimestamp(crt_secs, days.zone).date().toordinal()
+
+
+def minutes_west(days: StudyDays, secs: int) -> int:
+    offset = datetime.fromtimestamp(secs, days.zone).utcoffset() or timedelta(0)
+    return -int(offset.total_seconds() // 60)
+
+
+def revlog_factor(difficulty: float | None) -> int:
+    """Anki's revlog ``factor`` under FSRS: difficulty mapped to 100..1100 (rslib ``difficulty_shifted``)."""
+    if difficulty is None:
+        return 0
+    return int(round(((difficulty - 1.0) / 9.0 + 0.1) * 1000))
+
+
+def card_values(state, *, suspended: bool, buried: bool, position: int, settings: Settings, days: StudyDays,
+                crt_day: int, review_interval: int = 0) -> tuple:
+    """(type, queue, due, ivl, factor, reps, lapses, left, data) of an Anki card in ``state``."""
+    kind = state.state
+    if kind == NEW:
+        anki_type, queue, due, interval, factor, left, data = TYPE_NEW, QUEUE_NEW, position, 0, 0, 0, "{}"
+    else:
+        anki_type = _ANKI_TYPE[kind]
+        last_review = state.last_review_ms
+        due_ms = state.due_ms if state.due_ms is not None else last_review
+        data = json.dumps(_card_data(state, settings), separators=(",", ":"))
+        if kind == REVIEW:
+            queue, due, interval, factor, left = (QUEUE_REVIEW, days.day_of(due_ms) - crt_day, max(state.interval, 1),
+                                                  GRADUATED_FACTOR, 0)
+        else:
+            steps = settings.learning_steps if kind == LEARNING else settings.relearning_steps
+            step = state.step or 0
+            left = max(len(steps) - step, 1)
+            if last_review is not None and days.day_of(due_ms) > days.day_of(last_review):
+                queue, due = QUEUE_DAY_LEARN, days.day_of(due_ms) - crt_day
+            else:
+                queue, due = QUEUE_LEARN, due_ms // 1000
+            # A relearning card keeps the interval of the review it lapsed from.
+            interval = 0 if kind == LEARNING else max(1, review_interval)
+            factor = 0 if kind == LEARNING else GRADUATED_FACTOR
+    if suspended:
+        queue = QUEUE_SUSPENDED
+    elif buried:
+        queue = QUEUE_USER_BURIED
+    return anki_type, queue, due, interval, factor, state.reps, state.lapses, left, data
+
+
+def _card_data(state, settings: Settings) -> dict:
+    data: dict = {}
+    if state.stability is not None and state.difficulty is not None:
+        data["s"] = round(float(state.stability), 4)
+        data["d"] = round(float(state.difficulty), 3)
+        data["dr"] = round(float(settings.desired_retention), 2)
+        data["decay"] = round(float(settings.parameters[20]), 3) if len(settings.parameters) > 20 else 0.5
+    if state.last_review_ms is not None:
+        data["lrt"] = state.last_review_ms // 1000
+    return data
+
+
+@collector_paused
+def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float) -> None:
+    """Give the package's cards their schedules, add the review log and the preset (one connection, no commit)."""
+    settings = progress.settings
+    days = ReviewScheduler(settings).days
+    now_ms = int(now * 1000)
+    today = days.day_of(now_ms)
+    crt = int(connection.execute("SELECT crt FROM col").fetchone()[0])
+    crt_day = collection_day(days, crt)
+
+    per_deck = {deck.id: progress.preset_of(deck.id) for deck in plan.decks}
+    ords = {note.guid: (note, variant_ords(note.card)) for note in plan.notes}
+    rows = connection.execute("SELECT c.id, n.guid, c.ord, c.due, c.nid, c.did FROM cards c "
+                              "JOIN notes n ON n.id = c.nid").fetchall()
+    updates = []
+    ids_of: dict[str, int] = {}
+    taken: dict[int, str] = {}
+    for old_id, guid, card_ord, position, note_id, deck_id in rows:
+        note, variants = ords[guid]
+        variant = next(v for v, o in variants.items() if o == card_ord)
+        key = f"{note.deck.id}/{note.card.id}/{variant}"
+        card_id = anki_card_id(key)
+        if card_id in taken:
+            # About one export in ten million of 10,000 items; a new id would break the fuzz seed.
+            from ..core.problems import StudyappError
+
+            raise StudyappError(f"items {taken[card_id]} and {key} would share one Anki card id; "
+                                "give one of the cards another id")
+        taken[card_id] = key
+        ids_of[key] = card_id
+        item = progress.items.get(key)
+        if item is None:
+            values = (TYPE_NEW, QUEUE_NEW, position, 0, 0, 0, 0, 0, "{}")
+        else:
+            values = card_values(item.state, suspended=item.suspended, buried=item.buried_day >= today,
+                                 position=position, settings=per_deck[note.deck.id][1], days=days, crt_day=crt_day,
+                                 review_interval=item.review_interval)
+        anki_type, queue, due, interval, factor, reps, lapses, left, data = values
+        updates.append((card_id, note_id, deck_id, card_ord, int(now), -1, anki_type, queue, due, interval, factor,
+                        reps, lapses, left, 0, 0, 0, data))
+    # Written afresh rather than updated: every card gets a new id, and rewriting a row's id
+    # (its rowid) costs SQLite more than inserting it.
+    connection.execute("DELETE FROM cards")
+    connection.executemany("INSERT INTO cards (id, nid, did, ord, mod, usn, type, queue, due, ivl, factor, reps, "
+                           "lapses, left, odue, odid, flags, data) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", updates)
+    connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", _revlog_rows(progress.log, ids_of))
+    _write_options(connection, plan, per_deck, settings, days, crt, int(now))
+
+
+def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list[tuple]:
+    rows = []
+    for entry in log:
+        card_id = ids_of.get(entry.key)
+        if card_id is None:
+            continue
+        if entry.kind == "reset":
+            rows.append((entry.revlog_id, card_id, 0, 0, entry.last_interval, 0, 0, REVLOG_MANUAL))
+        elif entry.kind == "cram":
+            # Anki's cramming rows: filtered kind with factor 0 (rslib RevlogEntry::is_cramming).
+            rows.append((entry.revlog_id, card_id, entry.rating, entry.interval, entry.last_interval, 0,
+                         entry.duration_ms, REVLOG_FILTERED))
+        else:
+            rows.append((entry.revlog_id, card_id, entry.rating, entry.interval, entry.last_interval,
+                         revlog_factor(entry.difficulty), entry.duration_ms, _REVLOG_KIND[entry.state_before]))
+    return rows
+
+
+def _write_options(connection: sqlite3.Connection, plan: ExportPlan, per_deck: Mapping[str, tuple[str, Settings]],
+                   settings: Settings, days: StudyDays, crt: int, now: int) -> None:
+    """One Anki preset per studyapp preset the decks use, each deck assigned its own."""
+    conf_text, dconf_text, decks_text = connection.execute("SELECT conf, dconf, decks FROM col").fetchone()
+    conf = json.loads(conf_text)
+    # The scheduler Anki has used since 2.1.45, the rollover and the creation offset that
+    # make its day count the same as ours, and FSRS (a collection-wide switch that Anki's
+    # importer does not take from a package: docs/export.md says where to turn it on).
+    conf.update({"schedVer": 2, "sched2021": True, "rollover": settings.rollover_hour,
+                 "creationOffset": minutes_west(days, crt), "fsrs": True})
+    dconf = json.loads(dconf_text)
+    template = dconf["1"]
+    decks = json.loads(decks_text)
+    for deck in plan.decks:
+        name, deck_options = per_deck[deck.id]
+        preset_id, preset_name = anki_preset(name)
+        if str(preset_id) not in dconf:
+            dconf[str(preset_id)] = _preset(template, preset_id, preset_name, deck_options, now)
+        entry = decks.get(str(anki_deck_id(deck.id)))
+        if entry is None:
+            continue
+        entry["conf"] = preset_id
+        limits = settings.limits_for(deck.id)
+        if limits.new_per_day is not None:
+            entry["newLimit"] = limits.new_per_day
+        if limits.reviews_per_day is not None:
+            entry["reviewLimit"] = limits.reviews_per_day
+    connection.execute("UPDATE col SET conf = ?, dconf = ?, decks = ?",
+                       (json.dumps(conf), json.dumps(dconf), json.dumps(decks)))
+
+
+def _preset(template: dict, preset_id: int, name: str, settings: Settings, now: int) -> dict:
+    preset = json.loads(json.dumps(template))
+    preset.update({"id": preset_id, "name": name, "mod": now, "usn": -1,
+                   "fsrsParams6": [float(w) for w in settings.parameters],
+                   "desiredRetention": float(settings.desired_retention)})
+    preset["new"].update({"delays": [s / 60 for s in settings.learning_steps], "perDay": settings.new_per_day})
+    preset["lapse"].update({"delays": [s / 60 for s in settings.relearning_steps],
+                            "leechFails": settings.leech_lapses})
+    preset["rev"].update({"perDay": settings.reviews_per_day, "maxIvl": settings.maximum_interval})
+    return preset
+
+
+@collector_paused
+def gather_progress(store, settings: Settings) -> Progress:
+    """The items and review log of a ``store.Store`` as the export needs them."""
+    from .ids import revlog_ids
+
+    rows = store.all_items()
+    key_of = {row.id: row.key for row in rows}
+    log = store.log_for_export()
+    numbers = revlog_ids((entry[3], entry[10]) for entry in log)
+    review_interval: dict[int, int] = {}
+    reviews = []
+    for (item_id, kind, rating, _, before, after, interval, last_interval, difficulty, duration, _), number in zip(
+            log, numbers):
+        if kind == "review" and after == REVIEW and interval > 0:
+            review_interval[item_id] = interval
+        reviews.append(LoggedReview(key_of[item_id], number, kind, rating, before, interval, last_interval,
+                                    difficulty, duration))
+    items = {row.key: ItemProgress(row.key, row.state, row.suspended, row.buried_day,
+                                   review_interval.get(row.id, 0)) for row in rows}
+    presets = store.load_presets() if hasattr(store, "load_presets") else None
+    return Progress(settings, items, reviews, presets)

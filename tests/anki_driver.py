@@ -1,0 +1,215 @@
+"""Drive a real Anki collection (the ``anki`` package) under a moved clock, for the progress tests.
+
+    python tests/anki_driver.py SCRIPT.json
+
+The script names a collection folder, a time zone and a list of steps, each at a time
+(epoch ms): ``import`` a package (with scheduling and presets, as Anki's dialog with
+"Import any learning progress"), ``dump`` every card (its stored values, memory state,
+the day it is due counted from today, its four next intervals, its revlog ids),
+``answer`` cards through Anki's scheduler, ``export`` an .apkg or .colpkg with scheduling.
+
+Anki reads the wall clock, so the script re-runs itself under libfaketime and moves the
+clock before every step; ``ANKI_TEST_MODE=1`` turns Anki's fuzz off. Anki is AGPL: it is
+used by the tests, never by studyapp.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+FAKETIME_LIBS = ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+                 "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+                 "/usr/local/lib/faketime/libfaketime.so.1")
+MARKER = "STUDYAPP_ANKI_DRIVER_CHILD"
+
+
+def faketime_library() -> str | None:
+    return next((p for p in FAKETIME_LIBS if os.path.exists(p)), None)
+
+
+def run(script: dict, folder: Path) -> dict:
+    """Run ``script`` in a child process under libfaketime; its result document."""
+    library = faketime_library()
+    if library is None:
+        raise RuntimeError("libfaketime is not installed (apt-get install faketime)")
+    path = folder / f"script-{time.monotonic_ns()}.json"
+    out = path.with_suffix(".out.json")
+    path.write_text(json.dumps(script))
+    first = script["steps"][0]["at"]
+    env = dict(os.environ, LD_PRELOAD=library, FAKETIME_NO_CACHE="1", FAKETIME=_faketime(first, script["tz"]),
+               ANKI_TEST_MODE="1", TZ=script["tz"], **{MARKER: "1"})
+    completed = subprocess.run([sys.executable, os.path.abspath(__file__), str(path), str(out)], env=env,
+                               capture_output=True, text=True, timeout=600)
+    if completed.returncode != 0:
+        raise RuntimeError(f"anki driver failed ({completed.returncode}):\n{completed.stdout}\n{completed.stderr}")
+    return json.loads(out.read_text())
+
+
+def _faketime(ms: int, tz: str) -> str:
+    local = datetime.fromtimestamp(ms / 1000, ZoneInfo(tz)).replace(tzinfo=None)
+    return "@" + local.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _set_clock(ms: int, tz: str) -> None:
+    os.environ["FAKETIME"] = _faketime(ms, tz)
+    seen = time.time() * 1000
+    if abs(seen - ms) > 2000:
+        raise SystemExit(f"anki_driver: libfaketime did not move the clock ({seen:.0f} != {ms})")
+
+
+def _interval(state) -> int:
+    """Anki's interval for one button: days (positive) or seconds (negative)."""
+    normal = state.normal
+    kind = normal.WhichOneof("kind")
+    if kind == "review":
+        return normal.review.scheduled_days
+    if kind == "learning":
+        return -normal.learning.scheduled_secs
+    if kind == "relearning":
+        return -normal.relearning.learning.scheduled_secs
+    raise ValueError(f"unexpected Anki state {state}")
+
+
+def child(script_path: str, out_path: str) -> int:
+    from anki.collection import Collection, ExportAnkiPackageOptions
+    from anki.import_export_pb2 import (
+        IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER,
+        ImportAnkiPackageOptions,
+        ImportAnkiPackageRequest,
+    )
+    from anki.scheduler_pb2 import CardAnswer
+
+    script = json.loads(Path(script_path).read_text())
+    tz = script["tz"]
+    folder = Path(script["collection"])
+    folder.mkdir(parents=True, exist_ok=True)
+    _set_clock(script["steps"][0]["at"], tz)
+    col = Collection(str(folder / "collection.anki2"))
+    if script.get("rollover") is not None:
+        col.set_config("rollover", script["rollover"])
+    # FSRS is one switch for the whole collection, which no package carries (docs/export.md).
+    col.set_config("fsrs", True)
+    results = []
+    for step in script["steps"]:
+        _set_clock(step["at"], tz)
+        op = step["op"]
+        if op == "import":
+            request = ImportAnkiPackageRequest(package_path=step["package"], options=ImportAnkiPackageOptions(
+                merge_notetypes=False, update_notes=IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER,
+                update_notetypes=IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER,
+                with_scheduling=True, with_deck_configs=True))
+            log = col.import_anki_package(request).log
+            col.models._clear_cache()
+            results.append({"op": op, "new": len(log.new), "updated": len(log.updated),
+                            "duplicate": len(log.duplicate)})
+        elif op == "dump":
+            results.append({"op": op, "cards": _dump(col)})
+        elif op == "answer":
+            answered = []
+            for card_id, rating in step["answers"]:
+                card = col.get_card(int(card_id))
+                states = col._backend.get_scheduling_states(card.id)
+                card.start_timer()
+                col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                             rating=CardAnswer.Rating.values()[rating - 1]))
+                answered.append(card_id)
+            results.append({"op": op, "answered": answered})
+        elif op == "study":
+            # A learner in Anki: every due card, a few rounds ten minutes apart, seeded ratings.
+            import random
+
+            rng = random.Random(step["seed"])
+            moment = step["at"]
+            answered = []
+            for round_ in range(step.get("rounds", 3)):
+                _set_clock(moment, tz)
+                new = sorted(col.find_cards("is:new -is:suspended"))[:step.get("new", 0)] if round_ == 0 else []
+                for card_id in sorted(col.find_cards("is:due")) + new:
+                    card = col.get_card(card_id)
+                    states = col._backend.get_scheduling_states(card.id)
+                    rating = rng.choices((1, 2, 3, 4), weights=(0.15, 0.12, 0.58, 0.15))[0]
+                    card.start_timer()
+                    col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                                 rating=CardAnswer.Rating.values()[rating - 1]))
+                    answered.append([card_id, rating])
+                    moment += 20_000
+                    _set_clock(moment, tz)
+                moment += 11 * 60_000
+            # Then new cards answered once each with the ratings given: learning cards at known steps.
+            _set_clock(moment, tz)
+            for card_id, rating in zip(sorted(col.find_cards("is:new -is:suspended")), step.get("tail", [])):
+                card = col.get_card(card_id)
+                states = col._backend.get_scheduling_states(card.id)
+                card.start_timer()
+                col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                             rating=CardAnswer.Rating.values()[rating - 1]))
+                answered.append([card_id, rating])
+            results.append({"op": op, "answered": answered})
+        elif op == "add_note":
+            note = col.new_note(col.models.by_name(step["notetype"]))
+            for index, value in enumerate(step["fields"]):
+                note.fields[index] = value
+            col.add_note(note, col.decks.id(step.get("deck", "Mine")))
+            results.append({"op": op, "note": note.id, "cards": list(note.card_ids())})
+        elif op == "delete_notes":
+            col.remove_notes(col.find_notes(step.get("search", "")))
+            results.append({"op": op})
+        elif op == "export":
+            package = step["package"]
+            if package.endswith(".colpkg"):
+                col.export_collection_package(package, include_media=False, legacy=step.get("legacy", False))
+                col = Collection(str(folder / "collection.anki2"))
+            else:
+                col.export_anki_package(out_path=package, options=ExportAnkiPackageOptions(
+                    with_scheduling=True, with_deck_configs=True, with_media=False,
+                    legacy=step.get("legacy", False)), limit=None)
+            results.append({"op": op, "package": package})
+        elif op == "config":
+            results.append({"op": op, "presets": [
+                {"name": c["name"], "desiredRetention": c.get("desiredRetention"),
+                 "fsrsParams6": c.get("fsrsParams6"), "new": c["new"]["delays"], "lapse": c["lapse"]["delays"],
+                 "newPerDay": c["new"]["perDay"], "revPerDay": c["rev"]["perDay"], "maxIvl": c["rev"]["maxIvl"]}
+                for c in col.decks.all_config()],
+                "decks": {d["name"]: d.get("conf") for d in col.decks.all() if not d.get("dyn")}})
+        else:
+            raise SystemExit(f"anki_driver: unknown step {op!r}")
+    col.close()
+    Path(out_path).write_text(json.dumps({"results": results}))
+    return 0
+
+
+def _dump(col) -> list[dict]:
+    today = col.sched.today
+    cards = []
+    for card_id in col.find_cards(""):
+        card = col.get_card(card_id)
+        note = card.note()
+        states = col._backend.get_scheduling_states(card.id)
+        memory = card.memory_state
+        if card.queue in (2, 3) or (card.queue in (-1, -2, -3) and card.type == 2):
+            due_in_days = card.due - today
+        else:
+            due_in_days = None
+        revlog = [row[0] for row in col.db.execute("SELECT id FROM revlog WHERE cid = ? ORDER BY id", card.id)]
+        cards.append({
+            "id": card.id, "guid": note.guid, "ord": card.ord, "key_field": note["Id"] if "Id" in note else None,
+            "front": note.fields[0], "type": card.type, "queue": card.queue, "due": card.due,
+            "due_in_days": due_in_days, "ivl": card.ivl, "reps": card.reps, "lapses": card.lapses,
+            "left": card.left, "memory": [memory.stability, memory.difficulty] if card.memory_state else None,
+            "intervals": [_interval(getattr(states, n)) for n in ("again", "hard", "good", "easy")],
+            "revlog": revlog, "deck": col.decks.name(card.did),
+        })
+    return cards
+
+
+if __name__ == "__main__":
+    if os.environ.get(MARKER) != "1":
+        raise SystemExit("anki_driver: run through anki_driver.run(script, folder)")
+    raise SystemExit(child(sys.argv[1], sys.argv[2]))
