@@ -183,7 +183,9 @@ def test_the_buttons_keep_ankis_order(seed, retention):
             assert days[GOOD] > days[HARD] or days[GOOD] == top
             assert days[EASY] > days[GOOD] or days[EASY] == top
         elif days[EASY] is not None and days[GOOD] is not None:
-            assert days[EASY] > days[GOOD] or days[EASY] == top  # a graduating Easy beats Good
+            # A graduating Easy beats Good's interval fuzzed before rounding, which can be a day
+            # below Good's own button (Anki's learning.rs answer_easy): at least equal, then.
+            assert days[EASY] >= days[GOOD]
         for p in previews.values():
             assert (p.interval_days is None) != (p.interval_secs is None)
             assert p.interval_days is None or 1 <= p.interval_days <= 36500
@@ -263,28 +265,3 @@ def test_review_dates_land_on_the_right_study_day():
         for p in s.previews(state, "k", now).values():
             if p.interval_days is not None:
                 assert s.days.day_of(p.due_ms) == s.days.day_of(now) + p.interval_days
-
-
-# ---------------------------------------------------------------- the fast path equals fsrs itself
-
-
-_STEPS = st.sampled_from([(), (60,), (60, 600), (30, 300, 3600), (1, 2)])
-
-
-@hsettings(max_examples=300, deadline=None)
-@given(kind=st.sampled_from(["new", "learning", "review", "relearning"]),
-       step=st.one_of(st.none(), st.integers(0, 4)),
-       stability=st.one_of(st.none(), st.floats(0.001, 40000)),
-       difficulty=st.one_of(st.none(), st.floats(1, 10)),
-       ago_ms=st.one_of(st.none(), st.integers(0, 800 * DAY_MS)),
-       learning=_STEPS, relearning=_STEPS,
-       retention=st.sampled_from([0.7, 0.9, 0.97]))
-def test_previews_without_fsrs_cards_equal_fsrs_review_card(kind, step, stability, difficulty, ago_ms, learning,
-                                                            relearning, retention):
-    """Previews skip py-fsrs's Card copies and datetimes; every outcome must stay bit for bit the same."""
-    s = sched(learning_steps=learning, relearning_steps=relearning, desired_retention=retention)
-    if kind in ("review", "relearning") and (stability is None or difficulty is None):
-        stability, difficulty = stability or 3.0, difficulty or 5.0  # fsrs refuses these states outright
-    state = ItemState(state=kind, step=step, stability=stability, difficulty=difficulty,
-                      last_review_ms=None if ago_ms is None else T0 - ago_ms, interval=3 if kind == "review" else 0)
-    assert s._review_all(state, T0) == s._fsrs_review_all(state, T0)

@@ -83,9 +83,10 @@ def generate(count: int, seed: int, tz: str, *, memory: bool = False) -> dict:
     import tempfile
 
     import anki
+
+    from studyapp.core.scheduler import DEFAULT_PARAMETERS
     from anki.collection import Collection
     from anki.scheduler_pb2 import CardAnswer
-    from fsrs.scheduler import DEFAULT_PARAMETERS
 
     zone = ZoneInfo(tz)
     rng = random.Random(seed)
