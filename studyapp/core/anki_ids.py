@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 
-# Above every millisecond timestamp Anki has made (2**40 ms is in 2004: ids from 2004 on
-# overlap, which does no harm, as ids only need to be unique among the package's cards),
-# below 2**53 so that JavaScript and JSON readers keep it exact.
-_LOW, _HIGH = 1 << 40, 1 << 53
+# Anki's ids are creation times in milliseconds, and its importer gives a card whose id
+# lies in the future a new one (seen with Anki 26.9.3: tests/test_anki_ids.py), which
+# would change the card's fuzz. So the ids are past times: 1970-01-12 to 2017-07-14.
+# Two items of 100,000 share an id with a chance of 1 in 300; Anki then moves one of them
+# by 999 on import (that card alone draws other fuzz numbers after an export).
+_LOW, _HIGH = 1_000_000_000, 1_500_000_000_000
 
 
 @lru_cache(maxsize=1 << 17)
