@@ -78,3 +78,26 @@ def test_fuzz_bounds_at_the_edges_of_the_ranges():
     # The largest factor Anki can draw: in f32, 93 + 14.9999982 rounds to 108, one past the
     # upper bound. Rust does the same, so we do too.
     assert with_review_fuzz(1 - 2**-23, 100.0, 1, 36500) == 108
+
+
+def _fuzz_delta_step_by_step(interval: float) -> float:
+    """fuzz.rs's fold written out, every operation rounded to f32."""
+    from studyapp.core.fuzz import f32
+
+    if interval < 2.5:
+        return 0.0
+    delta = 1.0
+    for start, end, factor in ((2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, 3.4e38, 0.05)):
+        delta = f32(delta + f32(f32(factor) * max(f32(min(interval, end) - start), 0.0)))
+    return delta
+
+
+def test_the_short_fuzz_delta_equals_the_fold_in_f32():
+    import random
+
+    from studyapp.core.fuzz import f32
+
+    rng = random.Random(7)
+    values = [f32(rng.choice([rng.uniform(0, 40), rng.uniform(0, 40000), rng.uniform(2, 8)])) for _ in range(50000)]
+    values += [2.5, 7.0, 20.0, f32(6.9999999), f32(7.0000001), f32(19.999999), 36500.0, 2.4999998]
+    assert [fuzz_delta(v) for v in values] == [_fuzz_delta_step_by_step(v) for v in values]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 import struct
+from functools import lru_cache
 
 _F32 = struct.Struct("f")
+_pack, _unpack = _F32.pack, _F32.unpack
 
 
 def f32(value: float) -> float:
     """``value`` rounded to the nearest f32 (kept as a Python float)."""
-    return _F32.unpack(_F32.pack(value))[0]
+    return _unpack(_pack(value))[0]
 
 
 def round_f32(value: float) -> int:
@@ -31,23 +33,30 @@ def as_u32(value: float) -> int:
     return min(int(value), 0xFFFFFFFF)
 
 
-# (start, end, factor) of Anki's FUZZ_RANGES, as f32.
-_RANGES = tuple((f32(a), f32(b), f32(c)) for a, b, c in ((2.5, 7.0, 0.15), (7.0, 20.0, 0.1)))
-_LAST_START, _LAST_FACTOR = f32(20.0), f32(0.05)
+_F015, _F01, _F005 = (_unpack(_pack(v))[0] for v in (0.15, 0.1, 0.05))
 
 
 def fuzz_delta(interval: float) -> float:
+    """Anki's fuzz_delta in f32: 1 + 15% of the days from 2.5 to 7, 10% from 7 to 20, 5% past 20.
+
+    ``interval`` is an f32. Each ``min(interval, end) - start`` is exact in f32 (both are
+    multiples of the interval's own precision and the difference is smaller), so only the
+    products and sums are rounded, as Rust rounds them.
+    """
     if interval < 2.5:
         return 0.0
-    delta = 1.0
-    for start, end, factor in _RANGES:
-        delta = f32(delta + f32(factor * max(f32(min(interval, end) - start), 0.0)))
-    return f32(delta + f32(_LAST_FACTOR * max(f32(interval - _LAST_START), 0.0)))
+    delta = _unpack(_pack(1.0 + _unpack(_pack(_F015 * (min(interval, 7.0) - 2.5)))[0]))[0]
+    if interval > 7.0:
+        delta = _unpack(_pack(delta + _unpack(_pack(_F01 * (min(interval, 20.0) - 7.0)))[0]))[0]
+    if interval > 20.0:
+        delta = _unpack(_pack(delta + _unpack(_pack(_F005 * (interval - 20.0)))[0]))[0]
+    return delta
 
 
+@lru_cache(maxsize=4096)
 def fuzz_bounds(interval: float) -> tuple[int, int]:
     delta = fuzz_delta(interval)
-    return as_u32(round_f32(f32(interval - delta))), as_u32(round_f32(f32(interval + delta)))
+    return as_u32(round_f32(_unpack(_pack(interval - delta))[0])), as_u32(round_f32(_unpack(_pack(interval + delta))[0]))
 
 
 def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
