@@ -470,3 +470,34 @@ def test_load_balancer_is_used_only_when_on_and_given():
     assert plain[GOOD].interval_days == 39  # the fuzz number's day (Good's range is 32 to 38 and up)
     assert on[GOOD].interval_days == 33  # the balancer's: the only day without reviews
     assert off == plain
+
+
+def test_a_filled_load_balancer_reads_the_workload_once_a_study_day():
+    calls = []
+    days = StudyDays(BERLIN, 4)
+
+    def fill(now_ms):
+        calls.append(now_ms)
+        return {d: 40 for d in range(99) if d != 12}
+
+    balancer = LoadBalancer(fill=fill, day_of=days.day_of)
+    assert balancer.find_interval(11.3, 1, 36500, 5, now_ms=T0) == 12
+    assert balancer.find_interval(11.3, 1, 36500, 6, now_ms=T0 + HOUR_MS) == 12
+    assert calls == [T0]
+    balancer.add(12)
+    assert balancer.counts[12] == 1
+    balancer.find_interval(11.3, 1, 36500, 6, now_ms=T0 + DAY_MS)  # the next study day: read again
+    assert calls == [T0, T0 + DAY_MS] and balancer.counts[12] == 0
+    assert balancer.find_interval(120.0, 1, 36500, 6, now_ms=T0 + 2 * DAY_MS) is None  # not read for this
+    assert len(calls) == 2
+
+
+def test_a_step_past_the_rollover_is_labelled_in_days_as_anki_shows_it():
+    s = sched(fuzz=False, learning_steps=(600, 3600, 86400))
+    evening = at(2026, 3, 2, 15, 27)
+    good = s.previews(ItemState(state="learning", step=1, stability=2.3, difficulty=2.1,
+                                last_review_ms=evening - HOUR_MS, reps=2), "k", evening)[GOOD]
+    assert (good.interval_secs, good.step_days, good.label) == (86400, 1, "1d")
+    late = sched(fuzz=False).previews(NEW_STATE, "k", at(2026, 3, 3, 3, 55))  # five minutes before the rollover
+    assert (late[GOOD].label, late[GOOD].step_days) == ("1d", 1)  # 10 minutes reach 04:00
+    assert (late[AGAIN].label, late[AGAIN].step_days) == ("1m", None)

@@ -15,7 +15,7 @@ same count Anki keeps: every card whose due day falls in the window.
 from __future__ import annotations
 
 import struct
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .anki_random import StdRng
 from .fuzz import constrained_fuzz_bounds, f32
@@ -27,15 +27,27 @@ _I32 = struct.Struct("i")
 
 
 class LoadBalancer:
-    """The reviews due on each of the next ``LOAD_BALANCE_DAYS`` days, and Anki's pick among them."""
+    """The reviews due on each of the next ``LOAD_BALANCE_DAYS`` days, and Anki's pick among them.
 
-    def __init__(self, due_by_offset: Sequence[int] | Mapping[int, int] = ()) -> None:
-        counts = [0] * LOAD_BALANCE_DAYS
-        items = due_by_offset.items() if isinstance(due_by_offset, Mapping) else enumerate(due_by_offset)
-        for offset, count in items:
-            if 0 <= offset < LOAD_BALANCE_DAYS:
-                counts[offset] = count
-        self.counts = counts
+    Give the counts (offset from today -> items due), or ``fill``: called with the time of
+    the first answer of each study day, it returns them (Anki builds its balancer with the
+    day's queue), and ``day_of`` tells the study days apart.
+    """
+
+    def __init__(self, due_by_offset: Sequence[int] | Mapping[int, int] = (), *,
+                 fill: Callable[[int], Mapping[int, int]] | None = None,
+                 day_of: Callable[[int], int] | None = None) -> None:
+        self.counts = _counts(due_by_offset)
+        self._fill, self._day_of = fill, day_of
+        self._day: int | None = None
+
+    def _refresh(self, now_ms: int) -> None:
+        if self._fill is None or self._day_of is None:
+            return
+        day = self._day_of(now_ms)
+        if day != self._day:
+            self.counts = _counts(self._fill(now_ms))
+            self._day = day
 
     def add(self, offset: int) -> None:
         """An item just scheduled ``offset`` days from today (Anki adds every answered review)."""
@@ -47,6 +59,7 @@ class LoadBalancer:
         """The day Anki's load balancer picks, or None where it leaves the plain fuzz to decide."""
         if int(interval) > MAX_LOAD_BALANCE_INTERVAL or minimum > MAX_LOAD_BALANCE_INTERVAL:
             return None
+        self._refresh(now_ms)
         before, after = constrained_fuzz_bounds(interval, minimum, maximum)
         weights = []
         for target in range(before, after + 1):
@@ -59,6 +72,15 @@ class LoadBalancer:
             interval_weight = f32(f32(inverse * inverse) * inverse)
             weights.append(f32(count_weight * interval_weight))
         return before + _weighted_index(weights, StdRng(seed))
+
+
+def _counts(due_by_offset: Sequence[int] | Mapping[int, int]) -> list[int]:
+    counts = [0] * LOAD_BALANCE_DAYS
+    items = due_by_offset.items() if isinstance(due_by_offset, Mapping) else enumerate(due_by_offset)
+    for offset, count in items:
+        if 0 <= offset < LOAD_BALANCE_DAYS:
+            counts[offset] = count
+    return counts
 
 
 def _weighted_index(weights: list[float], rng: StdRng) -> int:

@@ -325,10 +325,14 @@ class Preview:
     due_ms: int
     interval_days: int | None = None  # set when the item goes to (or stays in) review
     interval_secs: int | None = None  # set for a learning or relearning step
+    # A step that reaches the next rollover is due on a study day, this many days on (Anki's DayLearn).
+    step_days: int | None = None
 
     @property
     def label(self) -> str:
-        """Short text for a button: 1m, 10m, 3d, 2.1mo, 1.5y."""
+        """Short text for a button: 1m, 10m, 3d, 2.1mo, 1.5y; a step past the rollover in days, as Anki shows it."""
+        if self.step_days is not None:
+            return format_days(self.step_days)
         if self.interval_secs is not None:
             return format_seconds(self.interval_secs)
         return format_days(self.interval_days or 0)
@@ -501,15 +505,16 @@ class ReviewScheduler:
             return Preview(rating, after, due, interval_days=outcome.days)
         secs = outcome.secs
         assert secs is not None
+        step_days = None
         if secs >= until_rollover:
             # A step that reaches the next rollover is day-based in Anki: due at the start of
             # the study day it lands on, not at an exact time (interval_kind.rs maybe_as_days).
-            today = self.days.day_of(now_ms)
-            due = self.days.start_ms(today + (secs - until_rollover) // 86_400 + 1)
+            step_days = (secs - until_rollover) // 86_400 + 1
+            due = self.days.start_ms(self.days.day_of(now_ms) + step_days)
         else:
             due = now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000
         after = ItemState(state=outcome.state, step=outcome.step, due_ms=due, interval=-secs, **common)
-        return Preview(rating, after, due, interval_secs=secs)
+        return Preview(rating, after, due, interval_secs=secs, step_days=step_days)
 
 
 class _Context:
