@@ -289,25 +289,25 @@ def family_specs(seed: int) -> list[dict]:
             for retention in (0.8, 0.9, 0.95):
                 for maximum in (30, 36500):
                     add("configurations, fuzz off", 1, fuzz=False, learn=learn, relearn=relearn,
-                        retention=retention, maximum=maximum)
+                        retention=retention, maximum=maximum, answers=6)
                     add("configurations, fuzz on", 1, fuzz=True, learn=learn, relearn=relearn,
-                        retention=retention, maximum=maximum)
+                        retention=retention, maximum=maximum, answers=6)
     # Answers within an hour of the rollover, in three zones, with fuzz (test mode would move the clock).
     for tz in ("UTC", "Asia/Shanghai", "America/Los_Angeles"):
-        add("within an hour of the rollover", 40, fuzz=True, tz=tz, pattern="rollover")
-        add("within an hour of the rollover", 10, fuzz=True, tz=tz, pattern="rollover", learn=(600, 3600, 86400))
+        add("within an hour of the rollover", 25, fuzz=True, tz=tz, pattern="rollover")
+        add("within an hour of the rollover", 5, fuzz=True, tz=tz, pattern="rollover", learn=(600, 3600, 86400))
     # Los Angeles across its daylight-saving changes (spring forward 8 March, fall back 1 November 2026).
     for start in ("2026-03-05 10:00", "2026-03-07 10:00", "2026-10-29 10:00", "2026-10-31 10:00"):
-        add("America/Los_Angeles daylight saving", 15, fuzz=True, tz="America/Los_Angeles", pattern="dst",
+        add("America/Los_Angeles daylight saving", 10, fuzz=True, tz="America/Los_Angeles", pattern="dst",
             start=start)
     add("Asia/Shanghai", 20, fuzz=True, tz="Asia/Shanghai")
     # Lapses with no relearning steps (maximum 30 included: Anki's Again passes it).
-    add("lapses without relearning steps", 30, fuzz=False, relearn=(), pattern="lapses", answers=10)
-    add("lapses without relearning steps", 30, fuzz=True, relearn=(), pattern="lapses", answers=10)
-    add("lapses without relearning steps", 20, fuzz=True, relearn=(), learn=(), maximum=30, retention=0.8,
+    add("lapses without relearning steps", 20, fuzz=False, relearn=(), pattern="lapses", answers=10)
+    add("lapses without relearning steps", 20, fuzz=True, relearn=(), pattern="lapses", answers=10)
+    add("lapses without relearning steps", 15, fuzz=True, relearn=(), learn=(), maximum=30, retention=0.8,
         pattern="lapses", answers=10)
     # Anki's default: the load balancer on, with other reviews already due on the next days.
-    add("load balancer", 60, fuzz=True, load_balancer=True, answers=8)
+    add("load balancer", 40, fuzz=True, load_balancer=True, answers=8)
     return specs
 
 
@@ -409,7 +409,8 @@ def _record_history(spec: dict) -> dict:
     col.db.execute("update cards set id = ? where id = ?", card_id, old)
     if spec["load_balancer"]:
         _add_workload(col, basic, deck_id, rng)
-    steps = []
+    steps: list = []
+    base_workload: dict = {}
     when = first
     for index in range(len(explicit) if explicit else spec["answers"]):
         if explicit:
@@ -435,6 +436,7 @@ def _record_history(spec: dict) -> dict:
             spec = dict(spec, anki_panicked=True)
             break
         buttons = [_button(getattr(states, name)) for name in ("again", "hard", "good", "easy")]
+        compact = " ".join(f"{kind}{interval}" for kind, interval in buttons)
         rating = explicit[index][1] if explicit else _pick_rating(spec, index, card, rng)
         workload = _workload(col, timing.days_elapsed) if spec["load_balancer"] else None
         if spec["load_balancer"]:
@@ -452,10 +454,16 @@ def _record_history(spec: dict) -> dict:
         else:
             due = ["d", after.due - timing.days_elapsed]
         memory = after.memory_state
-        step = [when, rating, buttons, due, [round(memory.stability, 4), round(memory.difficulty, 3)],
+        step = [when, rating, compact, f"{due[0]}{due[1]}", [round(memory.stability, 4), round(memory.difficulty, 3)],
                 timing.next_day_at - when]
         if workload is not None:
-            step.append(workload)
+            # The other reviews stay put (kept once, by absolute day, with the history); the
+            # answer keeps Anki's day number, and whether Anki counted this card itself.
+            if not steps:
+                base_workload = _workload(col, 0, exclude=card_id)
+            seen, expected = workload, _shifted(base_workload, timing.days_elapsed)
+            step.append([timing.days_elapsed, {k: v - expected.get(k, 0) for k, v in seen.items()
+                                               if v != expected.get(k, 0)}])
         steps.append(step)
         applied = buttons[rating - 1][1]
         when = _following(when, applied, due, timing.next_day_at, spec, zone, rng)
@@ -463,6 +471,9 @@ def _record_history(spec: dict) -> dict:
         col.close()
     keep = {k: v for k, v in spec.items() if k not in ("seed", "answers", "pattern", "start", "explicit")}
     keep.setdefault("anki_panicked", False)
+    keep.pop("card_id")  # anki_card_id(key)
+    if spec["load_balancer"] and steps:
+        keep["workload"] = base_workload
     return dict(keep, steps=steps)
 
 
@@ -533,13 +544,19 @@ def _add_workload(col, basic, deck_id: int, rng: random.Random) -> None:
             col.db.execute("update cards set type = 2, queue = 2, due = ?, ivl = 10 where id = ?", today + offset, cid)
 
 
-def _workload(col, today: int) -> dict:
-    """What Anki's load balancer counts: cards due on each day from today (any queue), as {offset: n}."""
-    rows = col.db.all("select due from cards where due >= ? and due < ?", today, today + 99)
+def _workload(col, today: int, exclude: int = 0) -> dict:
+    """What Anki's load balancer counts: cards due on each day from today (any queue), as {offset: n}
+    (with ``today`` 0 and ``exclude`` this card: every other card by absolute day)."""
+    rows = col.db.all("select due from cards where due >= ? and due < ? and id != ?", today, today + 99 if today
+                      else 10**6, exclude)
     counts: dict[str, int] = {}
     for (due,) in rows:
         counts[str(due - today)] = counts.get(str(due - today), 0) + 1
     return counts
+
+
+def _shifted(background: dict, today: int) -> dict:
+    return {str(int(day) - today): n for day, n in background.items() if 0 <= int(day) - today < 99}
 
 
 def families_main(args) -> int:
