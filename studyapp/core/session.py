@@ -22,7 +22,7 @@ The session reads "now" from an injected clock; every change goes to the store a
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
@@ -456,9 +456,11 @@ class ReviewSession:
         """Items due on each of the next days (offset from today), for the load balancer."""
         days = self.scheduler.days
         today = days.day_of(now_ms)
-        by_day = self.store.due_per_day(self.deck_ids, days.start_ms(today), days.day_of,
-                                        days.start_ms(today + LOAD_BALANCE_DAYS))
-        return {day - today: count for day, count in by_day.items()}
+        # The day of each due time by its place among the day boundaries: a datetime per
+        # item would cost a fifth of a second at 100,000 items.
+        starts = [days.start_ms(today + offset) for offset in range(LOAD_BALANCE_DAYS + 1)]
+        by_day = self.store.due_per_day(self.deck_ids, starts[0], lambda ms: bisect_right(starts, ms) - 1, starts[-1])
+        return {offset: count for offset, count in by_day.items() if offset >= 0}
 
     # -- presets
 
