@@ -226,11 +226,50 @@ def time_anki(col, operations: int, rounds: int) -> tuple[list[float], list[floa
     return picks, answers
 
 
+def time_previews(store, settings, count: int) -> tuple[list[float], list[float]]:
+    """The four button previews alone, for stored items each seen for the first time (so
+    nothing is cached: Anki's fuzz generator runs once per item), against the fsrs-rs call
+    they make (what Anki's backend computes for the same answer, before its own rules)."""
+    import fsrs_rs_python
+
+    from studyapp.core.scheduler import REVIEW, ReviewScheduler
+
+    rows = [row for row in store.all_items() if row.state.state == REVIEW][:count]
+    scheduler = ReviewScheduler(settings)
+    fsrs = fsrs_rs_python.FSRS(list(settings.parameters))
+    ours, crate = [], []
+    now = store.clock.now_ms()
+    for row in rows:
+        start = time.perf_counter()
+        scheduler.previews(row.state, row.key, now)
+        middle = time.perf_counter()
+        fsrs.next_states(fsrs_rs_python.MemoryState(row.state.stability, row.state.difficulty), 0.9, 3)
+        end = time.perf_counter()
+        ours.append(middle - start)
+        crate.append(end - middle)
+    return ours, crate
+
+
+def profile_picks(store, clock, decks, settings, operations: int) -> str:
+    """cProfile of picks and answers: where the time of a pick goes (``--profile``)."""
+    import cProfile
+    import io
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    time_studyapp(store, clock, decks, settings, operations, 1)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
+    return out.getvalue()
+
+
 def _us(samples: list[float]) -> float | None:
     return statistics.median(samples) * 1e6 if samples else None
 
 
-def run(quick: bool = False) -> list[dict]:
+def run(quick: bool = False, profile: bool = False) -> list[dict]:
     items, log_rows, operations = _sizes(quick)
     rounds = 3
     size = f"{items:,} items, {log_rows:,} log rows"
@@ -250,6 +289,9 @@ def run(quick: bool = False) -> list[dict]:
         ReviewSession(store, decks, clock=clock, settings=settings).next()
         opening = time.perf_counter() - start  # decks unchanged since: one fingerprint per deck
         picks, answers = time_studyapp(store, clock, decks, settings, operations, rounds)
+        previews, crate = time_previews(store, settings, 2000)
+        if profile:
+            print(profile_picks(store, clock, decks, settings, operations), file=sys.stderr)
         size_mb = sum(p.stat().st_size for p in (folder / "studyapp").rglob("*.sqlite3*")) / 1e6
         # For reference: the same answers with synchronous=NORMAL (not what studyapp uses).
         store.conn.execute("PRAGMA synchronous = NORMAL")
@@ -272,6 +314,8 @@ def run(quick: bool = False) -> list[dict]:
     return [
         row(f"pick the next item ({size})", _us(picks), _us(anki_picks), "us",
             note="queue + counts + four button previews; Anki: get_queued_cards (queue + scheduling states)" + note),
+        row("four button previews, an item seen for the first time", _us(previews), _us(crate), "us",
+            note="ReviewScheduler.previews (fuzz on); baseline: the fsrs-rs next_states call inside it"),
         row(f"record an answer ({size})", _us(answers), _us(anki_answers), "us",
             note="state + log row in one transaction, WAL, synchronous=FULL; Anki: answer_card" + note),
         row("record an answer, synchronous=NORMAL (reference)", _us(answers_normal), _us(anki_answers), "us",
@@ -287,4 +331,4 @@ def run(quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    print(markdown(run("--quick" in sys.argv), baseline="Anki"))
+    print(markdown(run("--quick" in sys.argv, profile="--profile" in sys.argv), baseline="Anki"))

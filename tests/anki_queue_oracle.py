@@ -90,7 +90,7 @@ def run_anki(folder: Path) -> dict:
     from anki.import_export_pb2 import (IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER, ImportAnkiPackageOptions,
                                         ImportAnkiPackageRequest)
     from anki.scheduler_pb2 import CardAnswer
-    from fsrs.scheduler import DEFAULT_PARAMETERS
+    from studyapp.core.scheduler import DEFAULT_PARAMETERS
 
     from studyapp.export.anki import export_anki
 

@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 
+from studyapp.core.anki_ids import anki_card_id
+from studyapp.core.anki_random import learning_fuzz_secs
 from studyapp.core.clock import HOUR_MS, MINUTE_MS
 from studyapp.core.presets import DEFAULT_PRESET, Preset, Presets
 from studyapp.core.problems import StudyappError
@@ -59,8 +61,8 @@ def test_learning_due_now_first_then_reviews_mixed_with_new(tmp_path):
     fresh = ReviewSession(store, [deck("a", 12)], clock=clock, settings=replace(SETTINGS, new_per_day=4))
     first = fresh.next()
     assert first.queue == REVIEW_QUEUE
-    fresh.answer(AGAIN)  # now relearning, due in 10 minutes
-    clock.advance(minutes=11)
+    fresh.answer(AGAIN)  # now relearning, due in 10 minutes plus Anki's learning fuzz (at most 2.5)
+    clock.advance(minutes=13)
     queues = [q for _, q in fresh.upcoming()]
     assert queues[0] == LEARNING_QUEUE
     # Anki's default "mix with reviews": four new spread evenly through three reviews.
@@ -124,7 +126,10 @@ def test_the_four_previews_are_computed_once_and_committed(tmp_path):
     applied = session.answer(GOOD, duration_ms=420_000)
     assert applied == shown.previews[GOOD]
     assert store.item(shown.key).state == shown.previews[GOOD].after
-    assert store.item(shown.key).state.due_ms == T0 + 10 * MINUTE_MS
+    # The 10-minute step plus Anki's learning fuzz for this card id and review count.
+    fuzzed = learning_fuzz_secs(anki_card_id(shown.key) + 0, 600)
+    assert 600 <= fuzzed < 750
+    assert store.item(shown.key).state.due_ms == T0 + fuzzed * 1000
 
 
 def test_a_review_shows_exactly_the_interval_it_applies(tmp_path):
@@ -363,7 +368,7 @@ def test_an_item_left_on_screen_for_days_keeps_its_buttons_and_the_counts_stay_r
     decks = [deck("a", 4)]
     session, store, clock = session_for(tmp_path, decks)
     shown = session.next()
-    clock.advance(days=9)  # the learner went away with the card on screen
+    clock.advance(days=11)  # the learner went away with the card on screen (Easy: 8.3 days, fuzzed 7 to 10)
     applied = session.answer(EASY)
     assert applied == shown.previews[EASY]
     assert store.item(shown.key).state.due_ms <= clock.now_ms()  # already due again

@@ -92,7 +92,7 @@ def test_each_answer_logs_state_interval_and_scheduler(tmp_path):
     assert entry.time_ms == entry.sched_ms == T0
     version, params = store.conn.execute("SELECT version, params FROM schedulers WHERE id = ?",
                                          (entry.scheduler_id,)).fetchone()
-    assert version == "fsrs 6.3.2"
+    assert version == "fsrs rs-0.9.3"
     params = json.loads(params)
     assert params["desired_retention"] == 0.9 and params["timezone"] == "Europe/Berlin"
     assert params["rollover_hour"] == 4 and len(params["parameters"]) == 21

@@ -1,25 +1,25 @@
-"""FSRS behind a small adapter that schedules the way Anki does.
+"""Anki's FSRS scheduling: the fsrs-rs crate Anki runs, and what Anki keeps outside it.
 
-The ``fsrs`` package (pinned exactly in pyproject.toml) computes memory states; this
-module adds what Anki adds on top, so that the same history gives the same buttons:
+Memory states and intervals come from ``fsrs-rs-python`` (the fsrs-rs crate, pinned
+exactly in pyproject.toml), the same code Anki 26.9 calls. This module keeps what Anki
+keeps in rslib/src/scheduler rather than in the crate, ported rule for rule:
 
-- study days: calendar days in the learner's time zone that roll over at a set hour
-  (4 by default). py-fsrs counts whole 24-hour periods since the last review; Anki counts
-  whole 24-hour periods from the last review to the end of today. Before each call the
-  card's ``last_review`` is moved to exactly ``now - Anki's elapsed days``;
-- Anki's ordering of the four intervals (on review: hard >= 1 day, good >= hard + 1,
-  easy >= good + 1; a graduating Easy >= the graduating Good + 1) and its stability cap;
-- Anki's fuzz ranges, but drawn from a number derived from the item key and its review
-  count instead of a global random generator: the interval shown on a button is exactly
-  the one applied, and replaying the log gives the same intervals again.
+- study days that roll over at a set hour, and Anki's elapsed days: whole 24-hour periods
+  from the last review to Anki's next rollover (in the UTC offset in force now);
+- the (re)learning steps (core/steps.py), with Anki's short FSRS interval when there are
+  no steps, and steps that reach the next rollover becoming day-based;
+- the review rules (hard >= 1, good > hard, easy > good, the keep-previous minimum, a
+  graduating Easy above Good's fuzzed interval) in Anki's f32 arithmetic (core/fuzz.py);
+- Anki's fuzz itself, drawn as Anki draws it from the card id plus the review count
+  (core/anki_random.py), the card id being the one the Anki export gives the item
+  (core/anki_ids.py), and Anki's load balancer (core/load_balancer.py);
+- stability and difficulty stored to 4 and 3 decimals, as Anki stores them.
 
-Times are integer UTC epoch milliseconds everywhere; timezone-aware UTC datetimes exist
-only inside the calls to fsrs.
+docs/engine.md describes the public API. Times are integer UTC epoch milliseconds.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from dataclasses import dataclass, field, fields, replace
@@ -27,13 +27,17 @@ from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Mapping
 
-import fsrs
-from fsrs.scheduler import DEFAULT_PARAMETERS
+import fsrs_rs_python
 
+from .anki_ids import anki_card_id
+from .anki_random import fuzz_factor, learning_fuzz_secs
 from .clock import DAY_MS
+from .fuzz import as_u32, f32, minimum_review_fuzz_interval, round_f32, with_review_fuzz
 from .problems import StudyappError
+from .steps import LearningSteps
 
-FSRS_VERSION = "6.3.2"
+# Recorded with every review (the schedulers table): the FSRS implementation and version.
+FSRS_VERSION = "rs-0.9.3"
 
 AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
 RATINGS = (AGAIN, HARD, GOOD, EASY)
@@ -42,10 +46,16 @@ RATING_NAMES = {AGAIN: "again", HARD: "hard", GOOD: "good", EASY: "easy"}
 NEW, LEARNING, REVIEW, RELEARNING = "new", "learning", "review", "relearning"
 STATES = (NEW, LEARNING, REVIEW, RELEARNING)
 
-# Anki never lets stability grow past a hundred years; py-fsrs has no cap.
-STABILITY_MAX = 36500.0
+STABILITY_MAX = 36500.0  # fsrs-rs clamps stability here
 RETENTION_RANGE = (0.70, 0.99)
-FUZZ_RANGES = ((2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, math.inf, 0.05))
+# FSRS-6's default parameters, as Anki and fsrs-rs list them (decimal, not their f32 values,
+# so that stored settings stay readable and equal to these).
+DEFAULT_PARAMETERS = (0.212, 1.2931, 2.3065, 8.2956, 6.4133, 0.8334, 3.0194, 0.001, 1.8722, 0.1666, 0.796,
+                      1.4835, 0.0614, 0.2629, 1.6483, 0.6014, 1.8729, 0.5425, 0.0912, 0.0658, 0.1542)
+# The range fsrs-rs's optimizer keeps each parameter in (parameter_clipper.rs, one relearning step).
+PARAMETER_BOUNDS = ((0.001, 100.0),) * 4 + (
+    (1.0, 10.0), (0.001, 4.0), (0.001, 4.0), (0.001, 0.75), (0.0, 4.5), (0.0, 0.8), (0.001, 3.5), (0.001, 5.0),
+    (0.001, 0.25), (0.001, 0.9), (0.0, 4.0), (0.0, 1.0), (1.0, 6.0), (0.0, 2.0), (0.0, 2.0), (0.0, 0.8), (0.1, 0.8))
 
 
 # ---------------------------------------------------------------- settings
@@ -77,7 +87,10 @@ class Settings:
     learning_steps: tuple[int, ...] = (60, 600)  # seconds
     relearning_steps: tuple[int, ...] = (600,)
     maximum_interval: int = 36500  # days
-    parameters: tuple[float, ...] = tuple(DEFAULT_PARAMETERS)
+    parameters: tuple[float, ...] = DEFAULT_PARAMETERS
+    # Anki's load balancer (on by default in Anki): a fuzzed review interval goes to the
+    # least loaded day of its fuzz range, when the session gives the scheduler the workload.
+    load_balancer: bool = True
 
     def __post_init__(self) -> None:
         self.validate()
@@ -109,10 +122,11 @@ class Settings:
                 or not 1 <= self.maximum_interval <= 36500:
             raise StudyappError(f"maximum interval {self.maximum_interval!r} must be from 1 to 36500 days",
                                 code="usage")
-        try:
-            fsrs.Scheduler(parameters=self.parameters)
-        except (ValueError, TypeError) as error:
-            raise StudyappError(f"FSRS parameters are not valid: {error}", code="usage") from None
+        _check_parameters(self.parameters)
+        if not isinstance(self.load_balancer, bool):
+            raise StudyappError(f"load balancer {self.load_balancer!r} must be true or false", code="usage")
+        if not isinstance(self.fuzz, bool):
+            raise StudyappError(f"fuzz {self.fuzz!r} must be true or false", code="usage")
         for deck_id, limits in self.deck_limits.items():
             if not isinstance(limits, DeckLimits):
                 raise StudyappError(f"limits for deck {deck_id!r} must be DeckLimits", code="usage")
@@ -168,6 +182,18 @@ class Settings:
             data.pop(name)
         data["timezone"] = zone_name(resolve_zone(self.timezone))
         return data
+
+
+def _check_parameters(parameters: tuple[float, ...]) -> None:
+    if len(parameters) != len(PARAMETER_BOUNDS):
+        raise StudyappError(f"FSRS parameters are not valid: expected {len(PARAMETER_BOUNDS)} numbers (FSRS-6), "
+                            f"got {len(parameters)}", code="usage")
+    wrong = []
+    for index, (value, (low, high)) in enumerate(zip(parameters, PARAMETER_BOUNDS)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            wrong.append(f"parameters[{index}] = {value!r} is outside {low} to {high}")
+    if wrong:
+        raise StudyappError("FSRS parameters are not valid: " + "; ".join(wrong), code="usage")
 
 
 def _check_count(name: str, value: Any) -> None:
@@ -240,13 +266,20 @@ class StudyDays:
     def date_of(self, day: int) -> date:
         return date.fromordinal(day)
 
+    def next_day_at_ms(self, ms: int) -> int:
+        """Anki's ``next_day_at`` (timing.rs): today's rollover in the UTC offset in force at
+        ``ms``, plus 24 hours once passed. On a daylight-saving day this is an hour off the
+        zone's real rollover (``end_ms``); Anki counts elapsed days from it."""
+        local = datetime.fromtimestamp(ms // 1000, self.zone)
+        fixed = local.astimezone(timezone(local.utcoffset() or timedelta(0)))
+        rollover = fixed.replace(hour=self.rollover_hour, minute=0, second=0, microsecond=0)
+        if rollover <= fixed:
+            rollover += timedelta(days=1)
+        return _to_ms(rollover)
+
 
 def _to_ms(moment: datetime) -> int:
     return round(moment.timestamp() * 1000)
-
-
-def _utc(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc)
 
 
 # ---------------------------------------------------------------- states and previews
@@ -292,10 +325,14 @@ class Preview:
     due_ms: int
     interval_days: int | None = None  # set when the item goes to (or stays in) review
     interval_secs: int | None = None  # set for a learning or relearning step
+    # A step that reaches the next rollover is due on a study day, this many days on (Anki's DayLearn).
+    step_days: int | None = None
 
     @property
     def label(self) -> str:
-        """Short text for a button: 1m, 10m, 3d, 2.1mo, 1.5y."""
+        """Short text for a button: 1m, 10m, 3d, 2.1mo, 1.5y; a step past the rollover in days, as Anki shows it."""
+        if self.step_days is not None:
+            return format_days(self.step_days)
         if self.interval_secs is not None:
             return format_seconds(self.interval_secs)
         return format_days(self.interval_days or 0)
@@ -323,35 +360,37 @@ def format_days(days: int) -> str:
 
 
 @dataclass(slots=True)
-class _Reviewed:
-    """One rating's outcome from FSRS: the state, step, memory state and (for a step) the delay."""
+class _Outcome:
+    """One button as Anki's state machine leaves it: (re)learning for ``secs``, or review for ``days``."""
 
     state: str
     step: int | None
-    stability: float | None
-    difficulty: float | None
-    delay: timedelta | None  # None when the item goes to review (intervals are ours, see previews)
-
-
-_FSRS_RATINGS = {r: fsrs.Rating(r) for r in RATINGS}
+    stability: float
+    difficulty: float
+    secs: int | None = None
+    days: int | None = None
 
 
 class ReviewScheduler:
-    """FSRS with Anki's day counting, interval rules and a deterministic fuzz."""
+    """fsrs-rs (the crate Anki runs) with Anki's steps, day counting, fuzz and load balancing.
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    ``load_balancer`` (optional): a ``LoadBalancer`` holding the reviews due on each of the
+    next days; when given and ``settings.load_balancer`` is on, a fuzzed review interval is
+    picked inside the fuzz range by workload, as Anki does (see core/load_balancer.py).
+    """
+
+    def __init__(self, settings: Settings | None = None, *, load_balancer: Any = None) -> None:
         self.settings = settings or Settings()
         s = self.settings
         self.days = StudyDays(resolve_zone(s.timezone), s.rollover_hour)
-        # Fuzz is applied here, not by fsrs (whose fuzz reads the global random generator).
-        self._fsrs = fsrs.Scheduler(
-            parameters=s.parameters,
-            desired_retention=s.desired_retention,
-            learning_steps=[timedelta(seconds=x) for x in s.learning_steps],
-            relearning_steps=[timedelta(seconds=x) for x in s.relearning_steps],
-            maximum_interval=s.maximum_interval,
-            enable_fuzzing=False,
-        )
+        self._fsrs = fsrs_rs_python.FSRS(list(s.parameters))
+        # Anki's fsrs_allow_short_term: (re)learning without steps keeps intervals under
+        # half a day as (re)learning only when the short-term parameters are in use.
+        self._short_term = len(s.parameters) >= 19 and s.parameters[17] > 0 and s.parameters[18] > 0
+        self._learn = LearningSteps(s.learning_steps)
+        self._relearn = LearningSteps(s.relearning_steps)
+        self._maximum = max(s.maximum_interval, 1)
+        self.load_balancer = load_balancer if s.load_balancer else None
         decay = -s.parameters[20]
         self._decay = decay
         self._factor = 0.9 ** (1 / decay) - 1
@@ -360,40 +399,24 @@ class ReviewScheduler:
 
     def previews(self, state: ItemState, key: str, now_ms: int) -> dict[int, Preview]:
         """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``."""
-        results = self._review_all(state, now_ms)
-        for result in results.values():
-            if result.stability is not None and result.stability > STABILITY_MAX:
-                result.stability = STABILITY_MAX
-        fuzz = self.fuzz_factor(key, state.reps) if self.settings.fuzz else None
-
-        days: dict[int, int] = {}
-        if state.state == REVIEW:
-            # Each passing button beats the one before it, and (Anki 26.9) a button whose
-            # interval did not grow past the previous one keeps at least that interval when
-            # it lies within the fuzz range.
-            previous = state.interval
-            floor = 1
-            for rating in (HARD, GOOD, EASY):
-                raw = self._raw_interval(results[rating])
-                minimum = max(self._keep_previous(raw, previous), floor)
-                days[rating] = self._constrain(raw, minimum, fuzz)
-                floor = days[rating] + 1
-            if results[AGAIN].state == REVIEW:  # no relearning steps
-                days[AGAIN] = self._constrain(self._raw_interval(results[AGAIN]), 1, None)
+        seed = (anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF if self.settings.fuzz else None
+        next_day_ms = self.days.next_day_at_ms(now_ms)
+        if state.last_review_ms is None:
+            elapsed = 0
         else:
-            # Graduating: Anki rounds first, then fuzzes. A graduating Easy must beat the
-            # interval Good would graduate with, even when Good only moves to the next step.
-            good_graduating = self._constrain(float(max(1, _round_half_up(self._raw_interval(results[GOOD])))), 1, fuzz)
-            for rating in (AGAIN, HARD, GOOD, EASY):
-                if results[rating].state != REVIEW:
-                    continue
-                if rating == GOOD:
-                    days[rating] = good_graduating
-                    continue
-                raw = float(max(1, _round_half_up(self._raw_interval(results[rating]))))
-                days[rating] = self._constrain(raw, good_graduating + 1 if rating == EASY else 1, fuzz)
-
-        return {r: self._preview(state, r, results[r], days.get(r), now_ms) for r in RATINGS}
+            elapsed = max(0, next_day_ms // 1000 - state.last_review_ms // 1000) // 86_400
+        memory = None
+        if state.state != NEW and state.stability is not None and state.difficulty is not None:
+            memory = fsrs_rs_python.MemoryState(state.stability, state.difficulty)
+        states = self._fsrs.next_states(memory, self.settings.desired_retention, elapsed)
+        ctx = _Context(self, seed, key, now_ms)
+        if state.state == REVIEW:
+            outcomes = self._from_review(state, states, ctx)
+        else:
+            steps = self._relearn if state.state == RELEARNING else self._learn
+            outcomes = self._from_learning(state, states, ctx, steps)
+        until_rollover = (next_day_ms - now_ms) // 1000
+        return {r: self._preview(state, r, outcomes[r], now_ms, until_rollover, seed) for r in RATINGS}
 
     def apply(self, state: ItemState, key: str, rating: int, now_ms: int) -> Preview:
         if rating not in RATINGS:
@@ -402,20 +425,15 @@ class ReviewScheduler:
         return self.previews(state, key, now_ms)[rating]
 
     def fuzz_factor(self, key: str, reps: int) -> float:
-        """A number in [0, 1) fixed by the item and how many times it was reviewed (Anki seeds by card id + reps)."""
-        digest = hashlib.blake2b(f"{key}\x00{reps}".encode(), digest_size=8).digest()
-        return int.from_bytes(digest, "big") / 2.0 ** 64
+        """Anki's fuzz number in [0, 1) for this item (its Anki card id) and review count."""
+        return fuzz_factor((anki_card_id(key) + reps) & 0xFFFFFFFFFFFFFFFF)
 
     def elapsed_days(self, last_review_ms: int, now_ms: int) -> int:
-        """Days since the last review, counted as Anki counts them.
-
-        Anki takes whole 24-hour periods from the last review to the end of today (the next
-        rollover): a review earlier today gives 0, one yesterday evening gives 1. This is the
-        difference of study days, except across a daylight-saving change, where Anki's count
-        can differ by one for reviews within an hour of the rollover; we follow Anki.
-        """
-        end_of_today = self.days.end_ms(self.days.day_of(now_ms))
-        return max(0, (end_of_today - last_review_ms) // DAY_MS)
+        """Days since the last review, counted as Anki counts them: whole 24-hour periods
+        from the last review (in whole seconds) to Anki's next rollover, which Anki places
+        at the rollover hour in the UTC offset in force now (``StudyDays.next_day_at_ms``).
+        A review earlier today gives 0, one yesterday evening gives 1."""
+        return max(0, self.days.next_day_at_ms(now_ms) // 1000 - last_review_ms // 1000) // 86_400
 
     def retrievability(self, state: ItemState, now_ms: int) -> float | None:
         if state.stability is None or state.last_review_ms is None:
@@ -423,180 +441,118 @@ class ReviewScheduler:
         elapsed = self.elapsed_days(state.last_review_ms, now_ms)
         return (1 + self._factor * elapsed / state.stability) ** self._decay
 
-    # -- internals
+    # -- Anki's state machine (rslib/src/scheduler/states/{learning,relearning,review}.rs)
 
-    def _review_all(self, state: ItemState, now_ms: int) -> dict[int, _Reviewed]:
-        """What ``fsrs.Scheduler.review_card`` gives for each rating, without its Card copies
-        and datetimes: the same branches calling the same fsrs functions in the same order,
-        so every float is identical (tests/test_scheduler.py compares the two on random states).
-        """
-        f = self._fsrs
-        if state.state == NEW:
-            kind, step, stability, difficulty, elapsed = LEARNING, 0, None, None, None
+    def _from_learning(self, state: ItemState, states: Any, ctx: _Context, steps: LearningSteps) -> dict[int, _Outcome]:
+        kind = RELEARNING if state.state == RELEARNING else LEARNING
+        step = steps.index(state.step)
+        out: dict[int, _Outcome] = {}
+        again, hard, good, easy = states.again, states.hard, states.good, states.easy
+
+        delay = steps.again_delay()
+        out[AGAIN] = (_Outcome(kind, 0, *_memory(again), secs=delay) if delay is not None
+                      else self._without_steps(kind, 0, again, ctx, steps))
+        delay = steps.hard_delay(step)
+        out[HARD] = (_Outcome(kind, step, *_memory(hard), secs=delay) if delay is not None
+                     else self._without_steps(kind, step, hard, ctx, steps))
+        delay = steps.good_delay(step)
+        out[GOOD] = (_Outcome(kind, step + 1, *_memory(good), secs=delay) if delay is not None
+                     else self._without_steps(kind, step, good, ctx, steps))
+        # Easy graduates above Good's fuzzed interval, fuzzed from Good's unrounded value.
+        good_days = ctx.fuzz(good.interval, 1, self._maximum)
+        out[EASY] = _Outcome(REVIEW, None, *_memory(easy),
+                             days=ctx.fuzz(_whole_days(easy.interval), good_days + 1, self._maximum))
+        return out
+
+    def _without_steps(self, kind: str, step: int, item: Any, ctx: _Context, steps: LearningSteps) -> _Outcome:
+        """No step left: Anki's short FSRS interval stays in (re)learning when there are no
+        steps at all and it is under half a day; otherwise the card goes to review."""
+        if self._short_term and not steps and item.interval < 0.5:
+            return _Outcome(kind, step, *_memory(item), secs=as_u32(f32(item.interval * 86_400.0)))
+        return _Outcome(REVIEW, None, *_memory(item), days=ctx.fuzz(_whole_days(item.interval), 1, self._maximum))
+
+    def _from_review(self, state: ItemState, states: Any, ctx: _Context) -> dict[int, _Outcome]:
+        out: dict[int, _Outcome] = {}
+        again = states.again
+        delay = self._relearn.again_delay()
+        if delay is not None:
+            out[AGAIN] = _Outcome(RELEARNING, 0, *_memory(again), secs=delay)
+        elif self._short_term and again.interval < 0.5:
+            out[AGAIN] = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
         else:
-            kind = state.state
-            elapsed = 0 if state.last_review_ms is None else self.elapsed_days(state.last_review_ms, now_ms)
-            step = None if kind == REVIEW else (0 if state.step is None else state.step)
-            stability, difficulty = state.stability, state.difficulty
-        retrievability: list[float] = []
-
-        def recall() -> float:  # fsrs's get_card_retrievability, on the card as it was before
-            if not retrievability:
-                retrievability.append(0 if elapsed is None or stability is None else
-                                      (1 + f._FACTOR * max(0, elapsed) / stability) ** f._DECAY)
-            return retrievability[0]
-
-        out: dict[int, _Reviewed] = {}
-        for r in RATINGS:
-            rating = _FSRS_RATINGS[r]
-            s, d, new_step = stability, difficulty, step
-            delay: timedelta | None = None
-            if kind == REVIEW:
-                assert s is not None and d is not None
-                if elapsed is not None and elapsed < 1:
-                    s = f._short_term_stability(stability=s, rating=rating)
-                else:
-                    s = f._next_stability(difficulty=d, stability=s, retrievability=recall(), rating=rating)
-                d = f._next_difficulty(difficulty=d, rating=rating)
-                after = REVIEW
-                if r == AGAIN and f.relearning_steps:
-                    after, new_step, delay = RELEARNING, 0, f.relearning_steps[0]
-            else:
-                if kind == LEARNING and (s is None or d is None):
-                    s = f._initial_stability(rating=rating)
-                    d = f._initial_difficulty(rating=rating, clamp=True)
-                else:
-                    assert s is not None and d is not None and new_step is not None
-                    if elapsed is not None and elapsed < 1:
-                        s = f._short_term_stability(stability=s, rating=rating)
-                    else:
-                        s = f._next_stability(difficulty=d, stability=s, retrievability=recall(), rating=rating)
-                    d = f._next_difficulty(difficulty=d, rating=rating)
-                steps = f.learning_steps if kind == LEARNING else f.relearning_steps
-                assert new_step is not None
-                after = kind
-                if not steps or (new_step >= len(steps) and r != AGAIN):
-                    after, new_step = REVIEW, None
-                elif r == AGAIN:
-                    new_step, delay = 0, steps[0]
-                elif r == HARD:
-                    if new_step == 0 and len(steps) == 1:
-                        delay = steps[0] * 1.5
-                    elif new_step == 0 and len(steps) >= 2:
-                        delay = (steps[0] + steps[1]) / 2.0
-                    else:
-                        delay = steps[new_step]
-                elif r == GOOD:
-                    if new_step + 1 == len(steps):
-                        after, new_step = REVIEW, None
-                    else:
-                        new_step += 1
-                        delay = steps[new_step]
-                else:
-                    after, new_step = REVIEW, None
-            if after == REVIEW:
-                new_step = None
-            out[r] = _Reviewed(after, new_step, s, d, delay)
+            # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
+            out[AGAIN] = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
+        previous = max(state.interval, 0)
+        floor = 1
+        for rating, item in ((HARD, states.hard), (GOOD, states.good), (EASY, states.easy)):
+            minimum = max(minimum_review_fuzz_interval(item.interval, previous, self.settings.maximum_interval), floor)
+            days = ctx.fuzz(item.interval, min(max(minimum, 1), self._maximum), self._maximum)
+            out[rating] = _Outcome(REVIEW, None, *_memory(item), days=days)
+            floor = days + 1
         return out
 
-    def _fsrs_review_all(self, state: ItemState, now_ms: int) -> dict[int, _Reviewed]:
-        """The same through ``fsrs.Scheduler.review_card`` itself (the reference the tests compare with)."""
-        card = self._to_card(state, now_ms)
-        now = _utc(now_ms)
-        out = {}
-        for r in RATINGS:
-            result = self._fsrs.review_card(card, fsrs.Rating(r), now)[0]
-            after = {fsrs.State.Learning: LEARNING, fsrs.State.Review: REVIEW,
-                     fsrs.State.Relearning: RELEARNING}[result.state]
-            out[r] = _Reviewed(after, result.step, result.stability, result.difficulty,
-                               None if after == REVIEW else result.due - now)
-        return out
+    # -- the preview
 
-    def _to_card(self, state: ItemState, now_ms: int) -> fsrs.Card:
-        now = _utc(now_ms)
-        if state.state == NEW:
-            return fsrs.Card(card_id=1, state=fsrs.State.Learning, step=0, due=now)
-        elapsed = 0 if state.last_review_ms is None else self.elapsed_days(state.last_review_ms, now_ms)
-        fsrs_state = {LEARNING: fsrs.State.Learning, REVIEW: fsrs.State.Review,
-                      RELEARNING: fsrs.State.Relearning}[state.state]
-        step = state.step if state.state != REVIEW else None
-        if state.state != REVIEW and step is None:
-            step = 0
-        return fsrs.Card(card_id=1, state=fsrs_state, step=step, stability=state.stability,
-                         difficulty=state.difficulty, due=now, last_review=now - timedelta(days=elapsed))
-
-    def _raw_interval(self, card: fsrs.Card) -> float:
-        stability = card.stability or 0.0
-        return stability / self._factor * (self.settings.desired_retention ** (1 / self._decay) - 1)
-
-    def _constrain(self, interval: float, minimum: int, fuzz: float | None) -> int:
-        """Anki's constrain_passing_interval + with_review_fuzz: a whole number of days in
-        [minimum, maximum_interval], fuzzed when ``fuzz`` is given."""
-        maximum = max(self.settings.maximum_interval, 1)
-        minimum = min(max(minimum, 1), maximum)
-        if fuzz is None:
-            return min(max(_round_half_up(interval), minimum), maximum)
-        lower, upper = self._fuzz_bounds(interval, minimum, maximum)
-        return min(math.floor(lower + fuzz * (1 + upper - lower)), upper)
-
-    @staticmethod
-    def _fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
-        """Anki's constrained_fuzz_bounds."""
-        minimum = min(minimum, maximum)
-        interval = min(max(interval, float(minimum)), float(maximum))
-        delta = _fuzz_delta(interval)
-        lower = min(max(_round_half_up(interval - delta), minimum), maximum)
-        upper = min(max(_round_half_up(interval + delta), minimum), maximum)
-        if upper == lower and 2 < upper < maximum:
-            upper = lower + 1
-        return lower, upper
-
-    def _keep_previous(self, interval: float, previous: int) -> int:
-        """Anki's minimum_review_fuzz_interval: the least a passing review may schedule."""
-        if _round_half_up(interval) > previous:
-            return previous + 1
-        _, upper = self._fuzz_bounds(interval, 1, max(self.settings.maximum_interval, 1))
-        return previous if previous <= upper else 0
-
-    def _preview(self, before: ItemState, rating: int, card: _Reviewed, days: int | None, now_ms: int) -> Preview:
+    def _preview(self, before: ItemState, rating: int, outcome: _Outcome, now_ms: int, until_rollover: int,
+                 seed: int | None) -> Preview:
         lapses = before.lapses + (1 if before.state == REVIEW and rating == AGAIN else 0)
         leech = before.leech or lapses >= self.settings.leech_lapses
-        # Anki stores stability to 4 decimal places and difficulty to 3; the next review
-        # starts from the stored values, so we keep the same precision.
-        common = dict(stability=_round_places(card.stability, 4), difficulty=_round_places(card.difficulty, 3),
-                      last_review_ms=now_ms,
+        common = dict(stability=outcome.stability, difficulty=outcome.difficulty, last_review_ms=now_ms,
                       reps=before.reps + 1, lapses=lapses, leech=leech)
-        if days is not None:
-            due = self.days.add_days(now_ms, days)
-            after = ItemState(state=REVIEW, step=None, due_ms=due, interval=days, **common)
-            return Preview(rating, after, due, interval_days=days)
-        assert card.delay is not None
-        secs = round(card.delay.total_seconds())
-        state = card.state
-        due = now_ms + secs * 1000
-        after = ItemState(state=state, step=card.step, due_ms=due, interval=-secs, **common)
-        return Preview(rating, after, due, interval_secs=secs)
+        if outcome.days is not None:
+            due = self.days.add_days(now_ms, outcome.days)
+            after = ItemState(state=REVIEW, step=None, due_ms=due, interval=outcome.days, **common)
+            return Preview(rating, after, due, interval_days=outcome.days)
+        secs = outcome.secs
+        assert secs is not None
+        step_days = None
+        if secs >= until_rollover:
+            # A step that reaches the next rollover is day-based in Anki: due at the start of
+            # the study day it lands on, not at an exact time (interval_kind.rs maybe_as_days).
+            step_days = (secs - until_rollover) // 86_400 + 1
+            due = self.days.start_ms(self.days.day_of(now_ms) + step_days)
+        else:
+            due = now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000
+        after = ItemState(state=outcome.state, step=outcome.step, due_ms=due, interval=-secs, **common)
+        return Preview(rating, after, due, interval_secs=secs, step_days=step_days)
 
 
-def _round_half_up(x: float) -> int:
-    # Anki rounds in Rust (half away from zero); Python's round() is half to even.
-    return math.floor(x + 0.5)
+class _Context:
+    """The fuzz of one answer: Anki's number for this card and review count, and the load balancer."""
+
+    __slots__ = ("scheduler", "seed", "key", "now_ms", "_factor")
+
+    def __init__(self, scheduler: ReviewScheduler, seed: int | None, key: str, now_ms: int) -> None:
+        self.scheduler, self.seed, self.key, self.now_ms = scheduler, seed, key, now_ms
+        self._factor: float | None = None
+
+    def fuzz(self, interval: float, minimum: int, maximum: int) -> int:
+        """Anki's StateContext.with_review_fuzz."""
+        if self.seed is None:
+            return with_review_fuzz(None, interval, minimum, maximum)
+        balancer = self.scheduler.load_balancer
+        if balancer is not None:
+            found = balancer.find_interval(interval, minimum, maximum, self.seed, self.key, self.now_ms)
+            if found is not None:
+                return found
+        if self._factor is None:
+            self._factor = fuzz_factor(self.seed)
+        return with_review_fuzz(self._factor, interval, minimum, maximum)
 
 
-def _round_places(value: float | None, places: int) -> float | None:
-    if value is None:
-        return None
-    scale = 10 ** places
-    return math.floor(value * scale + 0.5) / scale
+def _memory(item: Any) -> tuple[float, float]:
+    """The memory state as Anki stores it: f32 stability to 4 places, difficulty to 3 (storage/card/data.rs)."""
+    memory = item.memory
+    return _round_places_f32(memory.stability, 10_000.0), _round_places_f32(memory.difficulty, 1_000.0)
 
 
-def _fuzz_delta(interval: float) -> float:
-    if interval < 2.5:
-        return 0.0
-    delta = 1.0
-    for start, end, factor in FUZZ_RANGES:
-        delta += factor * max(min(interval, end) - start, 0.0)
-    return delta
+def _round_places_f32(value: float, scale: float) -> float:
+    return f32(round_f32(f32(value * scale)) / scale)
+
+
+def _whole_days(interval: float) -> float:
+    """Rust's ``interval.round().max(1.0)`` on an f32."""
+    return float(max(round_f32(interval), 1))
 
 
 def replace_state(state: ItemState, **changes: Any) -> ItemState:

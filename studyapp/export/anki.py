@@ -20,7 +20,8 @@ from pathlib import Path
 
 import genanki
 
-from ..core.models import Card, Deck
+from ..core.anki_ids import anki_card_id
+from ..core.models import Card, Deck, item_key
 from ..core.problems import StudyappError
 from .fields import DeckTags, document_title, fields_for, note_guid, plain
 from .files import replacing
@@ -75,10 +76,14 @@ _CLOZE_NUMBER_RE = re.compile(r"{{c(\d+)::.+?}}", re.DOTALL)
 class LedgerNote(genanki.Note):
     """A note whose modification time is the time its content last changed."""
 
-    def __init__(self, *args, mtime: int, on_written: Callable[[], None] | None = None, **kwargs):
+    def __init__(self, *args, mtime: int, on_written: Callable[[], None] | None = None,
+                 card_ids: dict[int, int] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.mtime = mtime
         self.on_written = on_written
+        # Card ord -> the item's Anki card id (core.anki_ids), which seeds Anki's fuzz the
+        # way studyapp's scheduler seeds it for the same item.
+        self.card_ids = card_ids or {}
 
     @property
     def tags(self) -> list[str]:
@@ -111,7 +116,8 @@ class LedgerNote(genanki.Note):
         cursor.execute(_INSERT_NOTE, (note_id, self.guid, model.model_id, mtime, -1, f" {' '.join(self._tags)} ",
                                       "\x1f".join(fields), self.sort_field, 0, 0, ""))
         for card_ord in model.card_ords(fields):
-            cursor.execute(_INSERT_CARD, (next(id_gen), note_id, deck_id, card_ord, mtime, -1, 0, 0, self.due,
+            card_id = self.card_ids.get(card_ord) or next(id_gen)
+            cursor.execute(_INSERT_CARD, (card_id, note_id, deck_id, card_ord, mtime, -1, 0, 0, self.due,
                                           0, 0, 0, 0, 0, 0, 0, 0, ""))
         if self.on_written is not None:
             self.on_written()
@@ -283,10 +289,18 @@ def write_package(plan: ExportPlan, output: Path, *, now: float, progress: Progr
         anki_decks[note.deck.id].add_note(LedgerNote(
             model=models[note.card.type], fields=note.fields, tags=note.tags, guid=note.guid,
             # New cards come up in the order of the bank, siblings together.
-            due=position, mtime=note.mtime, on_written=report,
+            due=position, mtime=note.mtime, on_written=report, card_ids=item_card_ids(note.deck.id, note.card),
         ))
     package = genanki.Package([parent, *anki_decks.values()])
     _write_atomically(package, Path(output), now, finish)
+
+
+def item_card_ids(deck_id: str, card: Card) -> dict[int, int]:
+    """Card ord -> Anki card id for each of ``card``'s items: ords follow ``Card.variants()``
+    (cloze ``cN`` is ord N - 1), the id is ``anki_card_id`` of the item key."""
+    if card.type == "cloze":
+        return {number - 1: anki_card_id(item_key(deck_id, card.id, f"c{number}")) for number in card.cloze_numbers()}
+    return {ord_: anki_card_id(item_key(deck_id, card.id, variant)) for ord_, variant in enumerate(card.variants())}
 
 
 def _description(deck: Deck) -> str:

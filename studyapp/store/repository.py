@@ -20,7 +20,7 @@ from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
 from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
-                              ReviewScheduler, Settings)
+                              ReviewScheduler, Settings, replace_state)
 from ..core.settings import Location
 from . import schema
 from .schema import guarded, write
@@ -734,7 +734,13 @@ class Store:
             scheduler = schedulers.get(entry.scheduler_id)
             if scheduler is None:
                 scheduler = schedulers[entry.scheduler_id] = ReviewScheduler(self.scheduler_settings(entry.scheduler_id))
-            states[entry.item_id] = scheduler.apply(state, keys[entry.item_id], entry.rating, entry.sched_ms).after
+            after = scheduler.apply(state, keys[entry.item_id], entry.rating, entry.sched_ms).after
+            if (scheduler.settings.load_balancer and after.state == REVIEW and entry.state_after == REVIEW
+                    and entry.interval > 0 and entry.due_ms is not None):
+                # The load balancer chose the day from that day's workload, which the log does not
+                # hold: the logged day stands (the memory state is recomputed all the same).
+                after = replace_state(after, interval=entry.interval, due_ms=entry.due_ms)
+            states[entry.item_id] = after
         return states
 
     def write_states(self, states: dict[int, ItemState]) -> None:

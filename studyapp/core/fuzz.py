@@ -1,0 +1,90 @@
+"""Anki's review fuzz (rslib/src/scheduler/states/fuzz.rs), in Anki's own f32 arithmetic.
+
+Anki computes intervals, fuzz deltas and bounds in f32; a bound that sits near x.5 rounds
+differently in f64, so every step here is rounded to f32 as Rust would round it. A sum,
+difference or product of two f32 values computed in f64 and then rounded to f32 is the
+correctly rounded f32 result, so ``f32(a op b)`` is exactly Rust's ``a op b``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from functools import lru_cache
+
+_F32 = struct.Struct("f")
+_pack, _unpack = _F32.pack, _F32.unpack
+
+
+def f32(value: float) -> float:
+    """``value`` rounded to the nearest f32 (kept as a Python float)."""
+    return _unpack(_pack(value))[0]
+
+
+def round_f32(value: float) -> int:
+    """Rust's ``f32::round``: halves away from zero (Python's round() is half to even)."""
+    return math.floor(value + 0.5) if value >= 0 else -math.floor(-value + 0.5)
+
+
+def as_u32(value: float) -> int:
+    """Rust's ``f32 as u32``: truncation, saturating at 0 and at u32::MAX."""
+    if value != value or value <= 0:
+        return 0
+    return min(int(value), 0xFFFFFFFF)
+
+
+_F015, _F01, _F005 = (_unpack(_pack(v))[0] for v in (0.15, 0.1, 0.05))
+
+
+def fuzz_delta(interval: float) -> float:
+    """Anki's fuzz_delta in f32: 1 + 15% of the days from 2.5 to 7, 10% from 7 to 20, 5% past 20.
+
+    ``interval`` is an f32. Each ``min(interval, end) - start`` is exact in f32 (both are
+    multiples of the interval's own precision and the difference is smaller), so only the
+    products and sums are rounded, as Rust rounds them.
+    """
+    if interval < 2.5:
+        return 0.0
+    delta = _unpack(_pack(1.0 + _unpack(_pack(_F015 * (min(interval, 7.0) - 2.5)))[0]))[0]
+    if interval > 7.0:
+        delta = _unpack(_pack(delta + _unpack(_pack(_F01 * (min(interval, 20.0) - 7.0)))[0]))[0]
+    if interval > 20.0:
+        delta = _unpack(_pack(delta + _unpack(_pack(_F005 * (interval - 20.0)))[0]))[0]
+    return delta
+
+
+@lru_cache(maxsize=4096)
+def fuzz_bounds(interval: float) -> tuple[int, int]:
+    delta = fuzz_delta(interval)
+    return as_u32(round_f32(_unpack(_pack(interval - delta))[0])), as_u32(round_f32(_unpack(_pack(interval + delta))[0]))
+
+
+def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
+    minimum = min(minimum, maximum)
+    interval = min(max(interval, f32(minimum)), f32(maximum))
+    lower, upper = fuzz_bounds(interval)
+    lower = min(max(lower, minimum), maximum)
+    upper = min(max(upper, minimum), maximum)
+    if upper == lower and 2 < upper < maximum:
+        upper = lower + 1
+    return lower, upper
+
+
+def with_review_fuzz(factor: float | None, interval: float, minimum: int, maximum: int) -> int:
+    """A whole number of days in [minimum, maximum]: fuzzed when ``factor`` is given, else rounded."""
+    if factor is None:
+        return min(max(as_u32(round_f32(interval)), minimum), maximum)
+    lower, upper = constrained_fuzz_bounds(interval, minimum, maximum)
+    return as_u32(math.floor(f32(f32(lower) + f32(factor * f32(1 + upper - lower)))))
+
+
+def minimum_review_fuzz_interval(interval: float, previous: int, maximum: int) -> int:
+    """The least a passing review may schedule: one more than before, or the previous
+    interval itself when the new one did not grow past it but the fuzz range reaches it."""
+    rounded = as_u32(round_f32(interval))
+    _, upper = constrained_fuzz_bounds(interval, 1, maximum)
+    if rounded > previous:
+        return previous + 1
+    if previous <= upper:
+        return previous
+    return 0

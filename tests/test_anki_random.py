@@ -1,0 +1,103 @@
+"""Anki's fuzz numbers, reproduced: checked against what the real Anki 26.9.3 drew.
+
+tests/fixtures/anki_fuzz.json comes from tools/anki_fuzz.py (the real backend, fuzz on):
+for each card id, the review fuzz Anki applied to intervals of 30000, 100, 7 and 3 days
+(``Collection.fuzz_delta``) and the learning-step fuzz it added to an Again (steps of 1,
+10 and 30 minutes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from studyapp.core.anki_random import StdRng, chacha_block, fuzz_factor, learning_fuzz_secs, seed_key
+from studyapp.core.fuzz import constrained_fuzz_bounds, fuzz_delta, with_review_fuzz
+
+FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "anki_fuzz.json").read_text())
+CARDS = FIXTURE["cards"]
+
+
+def test_fixture_comes_from_anki_and_covers_the_ranges():
+    assert FIXTURE["anki_version"] == "26.9.3"
+    assert len(CARDS) >= 60
+    deltas = [delta for card in CARDS for _, interval, delta in card["review"] if interval == 30000]
+    assert min(deltas) < -1000 and max(deltas) > 1000  # factors from both ends of [0, 1)
+    assert {steps for card in CARDS for steps, _ in card["learning"]} == {60, 600, 1800}
+
+
+@pytest.mark.parametrize("card", CARDS, ids=lambda c: str(c["card_id"]))
+def test_review_fuzz_equals_anki(card):
+    # fuzz_delta seeds with reps - 1, saturating: card id + 0 for a new card.
+    factor = fuzz_factor(card["card_id"])
+    for maximum, interval, anki_delta in card["review"]:
+        assert with_review_fuzz(factor, float(interval), 1, maximum) - interval == anki_delta
+
+
+@pytest.mark.parametrize("card", CARDS, ids=lambda c: str(c["card_id"]))
+def test_learning_fuzz_equals_anki(card):
+    for secs, anki_delay in card["learning"]:
+        assert learning_fuzz_secs(card["card_id"], secs) == anki_delay
+
+
+def test_learning_fuzz_range_is_a_quarter_capped_at_five_minutes():
+    delays = {learning_fuzz_secs(seed, 1800) for seed in range(400)}
+    assert min(delays) == 1800 and max(delays) == 2099  # upper bound exclusive: 1800 + 300
+    assert {learning_fuzz_secs(seed, 60) for seed in range(400)} == set(range(60, 75))
+    assert learning_fuzz_secs(5, 3) == 3  # a quarter of 3 s floors to 0: no fuzz
+
+
+def test_chacha_block_is_rfc_7539s_test_vector_with_twenty_rounds():
+    # RFC 7539 section 2.3.2: key 00..1f, block counter 1, nonce 00:00:00:09:00:00:00:4a:00:00:00:00.
+    # Its 32-bit counter and first nonce word are rand_chacha's 64-bit counter.
+    key = tuple(int.from_bytes(bytes(range(4 * i, 4 * i + 4)), "little") for i in range(8))
+    block = chacha_block(key, 1 | (0x09000000 << 32), rounds=20, stream=(0x4A000000, 0))
+    assert block == [0xE4E7F110, 0x15593BD1, 0x1FDD0F50, 0xC47120A3, 0xC7F4D1C7, 0x0368C033, 0x9AAA2204, 0x4E6CD4C3,
+                     0x466482D2, 0x09AA9F07, 0x05D7C214, 0xA2028BD9, 0xD19C12B5, 0xB94E16DE, 0xE883D0CB, 0x4E3C50A2]
+
+
+def test_seed_expansion_and_stream_are_deterministic_and_seed_dependent():
+    assert seed_key(1) != seed_key(2)
+    first, second = StdRng(42), StdRng(42)
+    assert [first.next_u32() for _ in range(40)] == [second.next_u32() for _ in range(40)]  # crosses a block
+
+
+def test_fuzz_bounds_at_the_edges_of_the_ranges():
+    assert fuzz_delta(2.49) == 0.0
+    assert fuzz_delta(2.5) == 1.0
+    assert constrained_fuzz_bounds(2.4, 1, 36500) == (2, 2)  # under 2.5 days: no fuzz
+    assert constrained_fuzz_bounds(2.6, 1, 36500) == (2, 4)
+    assert constrained_fuzz_bounds(1.0, 3, 36500) == (3, 4)  # the minimum lifts the interval first
+    assert constrained_fuzz_bounds(100.0, 1, 36500) == (93, 107)
+    assert constrained_fuzz_bounds(100.0, 1, 100) == (93, 100)
+    assert with_review_fuzz(None, 2.5, 1, 36500) == 3  # halves round up, as in Rust
+    assert with_review_fuzz(0.0, 100.0, 1, 36500) == 93
+    assert with_review_fuzz(0.99, 100.0, 1, 36500) == 107
+    # The largest factor Anki can draw: in f32, 93 + 14.9999982 rounds to 108, one past the
+    # upper bound. Rust does the same, so we do too.
+    assert with_review_fuzz(1 - 2**-23, 100.0, 1, 36500) == 108
+
+
+def _fuzz_delta_step_by_step(interval: float) -> float:
+    """fuzz.rs's fold written out, every operation rounded to f32."""
+    from studyapp.core.fuzz import f32
+
+    if interval < 2.5:
+        return 0.0
+    delta = 1.0
+    for start, end, factor in ((2.5, 7.0, 0.15), (7.0, 20.0, 0.1), (20.0, 3.4e38, 0.05)):
+        delta = f32(delta + f32(f32(factor) * max(f32(min(interval, end) - start), 0.0)))
+    return delta
+
+
+def test_the_short_fuzz_delta_equals_the_fold_in_f32():
+    import random
+
+    from studyapp.core.fuzz import f32
+
+    rng = random.Random(7)
+    values = [f32(rng.choice([rng.uniform(0, 40), rng.uniform(0, 40000), rng.uniform(2, 8)])) for _ in range(50000)]
+    values += [2.5, 7.0, 20.0, f32(6.9999999), f32(7.0000001), f32(19.999999), 36500.0, 2.4999998]
+    assert [fuzz_delta(v) for v in values] == [_fuzz_delta_step_by_step(v) for v in values]
