@@ -115,8 +115,9 @@ def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, d
     if card.type == TYPE_NEW:
         return None
     data = card.data
-    stability = _number(data.get("s"))
-    difficulty = _number(data.get("d"))
+    # As the engine keeps them: Anki's f32 values (its card data writes them rounded to 4 and 3 places).
+    stability = _as_f32(_number(data.get("s")))
+    difficulty = _as_f32(_number(data.get("d")))
     lrt = data.get("lrt")
     if isinstance(lrt, int) and lrt > 0:
         last_review_ms = lrt * 1000
@@ -304,3 +305,9 @@ def _label(field_text: str) -> str:
     text = html.unescape(_TAG_RE.sub(" ", field_text))
     text = _SPACE_RE.sub(" ", text).strip()
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _as_f32(value: float | None) -> float | None:
+    from ..core.fuzz import f32
+
+    return None if value is None else f32(value)

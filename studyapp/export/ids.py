@@ -1,6 +1,6 @@
 """Stable numbers that name a studyapp item inside Anki.
 
-``anki_card_id`` is the one function that gives an item its Anki card id. Anki seeds its
+``anki_card_id`` (defined in core/anki_ids.py) is the one function that gives an item its Anki card id. Anki seeds its
 fuzz with the card id plus the card's review count, so the scheduler can reproduce Anki's
 fuzz from the same number (engine: call ``anki_card_id(item key)``); an export with
 progress writes it as the card's id, so the card keeps that id in every collection that
@@ -14,16 +14,11 @@ the ids Anki gives cards created today.
 
 from __future__ import annotations
 
-import hashlib
+from ..core.anki_ids import _HIGH, _LOW, anki_card_id  # noqa: F401  (the one definition: the engine's fuzz seed)
 
-CARD_ID_BASE = 1_000_000_000_000
-CARD_ID_SPAN = 500_000_000_000
-
-
-def anki_card_id(item_key: str) -> int:
-    """The Anki card id of the item ``deck id/card id/variant``; depends on nothing else."""
-    digest = hashlib.blake2b(f"studyapp-card:{item_key}".encode("utf-8"), digest_size=8).digest()
-    return CARD_ID_BASE + int.from_bytes(digest, "big") % CARD_ID_SPAN
+# Where anki_card_id puts its ids (core/anki_ids.py says why: past times Anki's importer keeps).
+CARD_ID_BASE = _LOW
+CARD_ID_SPAN = _HIGH - _LOW
 
 
 def is_studyapp_card_id(card_id: int) -> bool:

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..core.problems import StudyappError
+from ..core.wording import plural
 from . import server as server_schema
 
 CONNECT_TIMEOUT_S = 5
@@ -33,7 +34,7 @@ class SyncResult:
     notes: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return (f"Synced {self.learner}: {self.uploaded} answers up, {self.pulled} down"
+        return (f"Synced {self.learner}: {plural(self.uploaded, 'answer')} up, {self.pulled} down"
                 f"{f', {self.undone} undone' if self.undone else ''}; "
                 f"{self.exams_uploaded} exams up, {self.exams_pulled} down; "
                 f"{self.replayed_items} items brought up to date")

@@ -94,9 +94,10 @@ def test_answers_go_up_when_the_app_is_left(tmp_path, pg):
         tmux.keys("q")
         tmux.wait(lambda text: status.exists() and status.read_text().strip() != "", "studyapp to exit")
         # The terminal the app left: its one line about the sync stays there.
-        after = tmux.wait(lambda text: "answers up" in text, "the sync's line")
+        after = tmux.wait(lambda text: " up, " in text and "Synced" in text, "the sync's line")
     finally:
         tmux.close()
     assert status.read_text().strip() == "0"
     assert _server_count(pg) == 1
-    assert f"studyapp: Synced {role}: 1 answers up" in " ".join(after.split())
+    # The background sync on start may already have taken the answer up; leaving syncs once more either way.
+    assert f"studyapp: Synced {role}: " in " ".join(after.split())
