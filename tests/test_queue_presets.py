@@ -374,3 +374,65 @@ def test_review_ahead_and_forgotten_cards(tmp_path):
     assert store.item("a/c002/main").state == before  # the schedule is left alone
     with pytest.raises(StudyappError, match="custom study days 0"):
         CustomStudy("ahead", 0)
+
+
+def test_reviews_come_by_due_day_then_at_random_within_a_day_as_anki(tmp_path):
+    from studyapp.core.queue import rank
+
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 6)]
+    s = session(store, clock, decks, presets(new_per_day=0))
+    days_ago = {"a/c000/main": (2, 0), "a/c001/main": (1, 9), "a/c002/main": (1, 2), "a/c003/main": (1, 5),
+                "a/c004/main": (1, 1), "a/c005/main": (3, 8)}
+    for key, (days, hours) in days_ago.items():
+        make_state(store, key, "review", due_ms=T0 - days * DAY_MS + hours * HOUR_MS // 10,
+                   last_review_ms=T0 - 9 * DAY_MS)
+    s._today_cache = None
+    order = keys(s)
+    assert order[:2] == ["a/c005/main", "a/c000/main"]  # three days overdue, then two
+    yesterday = sorted(order[2:], key=lambda k: rank(s.seed, k))
+    assert order[2:] == yesterday  # within a day: Anki's random order, not the due time
+    assert order[2:] != sorted(order[2:], key=lambda k: days_ago[k][1])
+
+
+def test_the_sort_orders_after_gathering(tmp_path):
+    from studyapp.core.queue import rank
+
+    store, clock = store_at(tmp_path)
+    cards = [card(f"r{i}", "reverse") for i in range(6)]
+    decks = [deck("a", cards)]
+
+    def order(sort):
+        return keys(session(store, clock, decks, presets(new_sort_order=sort, bury_new=False)))
+
+    seed = session(store, clock, decks).seed
+    by_type = order("card-type-random")
+    assert [k.endswith("/forward") for k in by_type] == [True] * 6 + [False] * 6
+    assert by_type[:6] == sorted(by_type[:6], key=lambda k: rank(seed, k)) != sorted(by_type[:6])
+    by_note = order("random-note-card-type")
+    notes = [k.split("/")[1] for k in by_note]
+    assert notes[0::2] == notes[1::2]  # each card's two sides together, forward first
+    assert all(k.endswith("/forward") for k in by_note[0::2])
+    assert notes[0::2] == sorted(notes[0::2], key=lambda n: rank(seed, f"a/{n}")) != sorted(notes[0::2])
+    at_random = order("random")
+    assert at_random == sorted(at_random, key=lambda k: rank(seed, k))
+    assert sorted(at_random) == sorted(by_type) and at_random not in (by_type, by_note)
+
+
+def test_the_review_limit_is_named_and_custom_study_adds_reviews(tmp_path):
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 3)]
+    book = presets(new_per_day=0, reviews_per_day=1)
+    s = session(store, clock, decks, book)
+    for key in ("a/c000/main", "a/c001/main", "a/c002/main"):
+        make_state(store, key, "review", due_ms=T0 - DAY_MS, last_review_ms=T0 - 6 * DAY_MS)
+    s._today_cache = None
+    assert s.counts().review == 1
+    s.next()
+    s.answer(GOOD)
+    assert s.next() is None
+    assert s.limits_reached() == [LimitReached("review", "a", 1, 2)]
+    s.study_more_reviews(1)
+    assert s.counts().review == 1 and s.next().queue == REVIEW_QUEUE
+    with pytest.raises(StudyappError, match="deck 'zzz' is not in this session"):
+        s.study_more_new(1, deck_id="zzz")

@@ -377,8 +377,8 @@ def test_list_counts_without_touching_a_missing_database(tmp_path):
     from studyapp.store.summary import deck_counts
 
     decks = [deck("a", 4), deck("b", [card("r", "reverse")]), deck("c", 21)]
-    # (new within today's limit, learning, due): 20 new a day by default.
-    assert deck_counts(decks, location(tmp_path)) == {"a": (4, 0, 0), "b": (2, 0, 0), "c": (20, 0, 0)}
+    # (new within today's limit, learning, due): 20 new a day by default, one side of a reverse card.
+    assert deck_counts(decks, location(tmp_path)) == {"a": (4, 0, 0), "b": (1, 0, 0), "c": (20, 0, 0)}
     assert not (tmp_path / "home").exists()
 
 
@@ -425,3 +425,14 @@ def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):
     assert main(["stats", "--home", str(home)]) == 0
     table = capsys.readouterr().out
     assert target.id in table and "RETENTION" in table
+
+
+def test_list_counts_cards_added_since_the_last_session_one_item_a_card(tmp_path):
+    from studyapp.store.summary import deck_counts
+
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", 2)], [EASY])
+    store.close()
+    grown = deck("a", [card("c000"), card("c001"), card("r", "reverse"), card("z", "cloze", clozes=3)])
+    # c001 is stored and new; r and z are not stored yet: one item each can come today.
+    assert deck_counts([grown], location(tmp_path))["a"][0] == 3

@@ -16,9 +16,10 @@ def run_list(context, args) -> int:
     rows = []
     for deck in catalog.decks:
         items = len(deck.items())
-        # No progress yet: every item is new, and today's limit lets 20 through (Settings'
-        # default new_per_day, not imported here: the scheduler costs start-up time).
-        new, learning, due = counts.get(deck.id, (min(items, 20), 0, 0))
+        # No progress yet: every item is new; one item a card can come today (siblings are buried)
+        # and today's limit lets 20 through (Settings' default new_per_day, not imported here: the
+        # scheduler costs start-up time). Cards joined by related: are counted apart here.
+        new, learning, due = counts.get(deck.id, (min(len(deck.cards), 20), 0, 0))
         rows.append({"id": deck.id, "title": deck.title, "path": str(deck.path), "cards": len(deck.cards),
                      "items": items, "new": new, "learning": learning, "due": due})
     _note_shadowed(context, catalog.shadowed)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -67,8 +68,11 @@ class LimitReached:
     waiting: int
 
 
+@lru_cache(maxsize=1 << 18)
 def rank(seed: int, text: str) -> int:
-    """A stable pseudo-random rank of ``text`` under ``seed`` (random new-card orders)."""
+    """A stable pseudo-random rank of ``text`` under ``seed`` (random new-card orders).
+
+    Cached: SQLite calls it for every new item each time a queue reads more rows."""
     digest = hashlib.blake2b(f"{seed}\x00{text}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
@@ -183,6 +187,7 @@ class QueueBuilder:
         self.seen: dict[str, BuryMode] = {}
         self.built = Built()
         self._day_learning: list[ItemRow] = []
+        self._pending_interday: list[ItemRow] = []  # interday learning due today, gathered with the reviews
         self._reviews: list[ItemRow] = []
         self._new: list[ItemRow] = []
 
@@ -228,7 +233,7 @@ class QueueBuilder:
     def due(self, reviews: Iterable[ItemRow]) -> None:
         """Interday learning due today, then reviews due today, within the review limits."""
         left = self.review_left
-        for row in getattr(self, "_pending_interday", []):
+        for row in self._pending_interday:
             if left["*"] <= 0:
                 break
             if left.get(row.deck_id, 0) <= 0 or self._skip(row, "interday"):

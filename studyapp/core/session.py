@@ -212,7 +212,7 @@ class _Today:
     # Today's queues, read when first needed (visible items only: present, not suspended or buried).
     learning: _Rows | None = None  # every learning item, soonest due first
     reviews: _Rows | None = None  # reviews due today, most overdue first
-    new: dict[str, _Rows] = field(default_factory=dict)  # deck -> new items in bank order
+    new: dict[tuple[str, str], _Rows] = field(default_factory=dict)  # (deck, order) -> new items in that order
 
 
 @dataclass
@@ -548,10 +548,22 @@ class ReviewSession:
         rows = self.store.retention_answers(decks, sd.start_ms(today - SPANS["year"] + 1), sd.end_ms(today))
         return by_span(((t, k, r, li) for _, t, k, r, li in rows), sd.day_of, today)
 
+    def retention_spans_by_deck(self) -> dict[str, dict[str, TrueRetention]]:
+        """``retention_spans`` for every deck of the session, from one read of the log."""
+        now = self.clock.now_ms()
+        sd = self.scheduler.days
+        today = sd.day_of(now)
+        rows: dict[str, list] = {}
+        for deck_id, t, k, r, li in self.store.retention_answers(self.deck_ids, sd.start_ms(today - SPANS["year"] + 1),
+                                                                  sd.end_ms(today)):
+            rows.setdefault(deck_id, []).append((t, k, r, li))
+        return {deck_id: by_span(answers, sd.day_of, today) for deck_id, answers in rows.items()}
+
     def deck_progress(self) -> list[DeckProgress]:
         sd = self.scheduler.days
         today = sd.day_of(self.clock.now_ms())
         counts = self.store.deck_counts(self.deck_ids, today, sd.end_ms(today))
+        by_deck = self.retention_spans_by_deck()
         out = []
         for deck in self.decks:
             c = counts[deck.id]
@@ -559,9 +571,8 @@ class ReviewSession:
             # Items not yet stored are new; "stored" may include items that left the deck.
             unseen = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
             # What can be studied: the deck on its own, as Anki's deck list counts it.
-            alone = ReviewSession(self.store, [deck], clock=self.clock, settings=self.settings, presets=self.presets)
-            now = alone.counts()
-            spans = self.retention_spans(deck.id)
+            now = _counts_of(self._build(self.clock.now_ms(), only=deck.id))
+            spans = by_deck.get(deck.id) or by_span((), sd.day_of, today)
             out.append(DeckProgress(deck.id, deck.title, items, now.new, now.learning, c["review"], now.review,
                                     c["reviews"], spans["month"].rate, unseen, c["learning"], spans))
         return out
@@ -729,24 +740,30 @@ class ReviewSession:
     def _group(self, row: ItemRow) -> str:
         return self._groups.get((row.deck_id, row.card_id), row.sibling_key)
 
-    def _build(self, now: int) -> Built:
-        """Today's queue at ``now`` (see core.queue)."""
+    def _build(self, now: int, only: str | None = None) -> Built:
+        """Today's queue at ``now`` (see core.queue); ``only``: one deck of the session on its own
+        (its own preset's order, the deck list's count of it)."""
         days = self.scheduler.days
         today = days.day_of(now)
         start, end = days.start_ms(today), days.end_ms(today)
         cached = self._today(start)
         new_left, review_left = self._limits_left(start)
+        deck_ids = [only] if only else self.deck_ids
+        if only:
+            new_left = {"*": new_left["*"], only: new_left[only]}
+            review_left = {"*": review_left["*"], only: review_left[only]}
         builder = QueueBuilder(
             group=self._group, preset=self.preset_for, answered=cached.reviewed, new_left=dict(new_left),
             review_left=dict(review_left), now=now, end_of_today=end, learn_ahead_until=now + self._learn_ahead_ms(),
             interday=lambda row: days.day_of(row.state.due_ms or 0) > days.day_of(row.state.last_review_ms or 0))
-        builder.learning(self._learning(cached))
-        builder.due(self._reviews(cached))
-        first = self.preset_for(self.deck_ids[0]) if self.deck_ids else None
+        learning, reviews = self._learning(cached), self._reviews(cached)
+        builder.learning(learning if not only else (r for r in learning if r.deck_id == only))
+        builder.due(reviews if not only else (r for r in reviews if r.deck_id == only))
+        first = self.preset_for(deck_ids[0]) if deck_ids else None
         if first is not None and new_left["*"] > 0:
             gather = first.new_gather_order
             key = self._new_key(gather)
-            builder.new(self.deck_ids, lambda d: iter(self._new(cached, d, gather)), gather, key,
+            builder.new(deck_ids, lambda d: iter(self._new(cached, d, gather)), gather, key,
                         {d: n for d, (n, _) in cached.done.items()})
         return builder.finish(first.new_sort_order if first else "gathered", self.seed)
 
@@ -775,16 +792,20 @@ class ReviewSession:
             # Review ahead (custom study): what falls due in the next days too.
             ahead = self.custom.days if self.custom is not None and self.custom.kind == "ahead" else 0
             end = days.end_ms(today + ahead)
-            cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n), _due_order)
+            seed = self.seed
+            # Anki's default review order ("Day"): by due day, at random within a day.
+            cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n, day_of=days.day_of,
+                                                                    seed=seed),
+                                   lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)))
         return cached.reviews
 
     def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:
-        rows = cached.new.get(deck_id)
+        order = {"random-cards": "card", "deck": "position"}.get(gather, "note")
+        rows = cached.new.get((deck_id, order))
         if rows is None:
             today = self.scheduler.days.day_of(cached.day_start)
-            order = {"random-cards": "card", "deck": "position"}.get(gather, "note")
             seed = self.seed
-            rows = cached.new[deck_id] = _Rows(
+            rows = cached.new[(deck_id, order)] = _Rows(
                 lambda n: self.store.new_items(deck_id, today, n, order=order, seed=seed), self._new_key(gather))
         return rows
 
@@ -795,8 +816,7 @@ class ReviewSession:
             return [cached.learning] if cached.learning is not None else []
         if state.state == REVIEW:
             return [cached.reviews] if cached.reviews is not None else []
-        rows = cached.new.get(row.deck_id)
-        return [rows] if rows is not None else []
+        return [rows for (deck_id, _), rows in cached.new.items() if deck_id == row.deck_id]
 
     # -- cram
 

@@ -400,15 +400,21 @@ class Store:
         return [_row_to_item(r) for r in rows]
 
     def reviews_due(self, deck_ids: Sequence[str], before_ms: int, today: int, limit: int,
-                    offset: int = 0) -> list[ItemRow]:
-        """Review items due before ``before_ms`` (the end of today), most overdue first."""
+                    offset: int = 0, *, day_of: Callable[[int], int] | None = None, seed: int = 0) -> list[ItemRow]:
+        """Review items due before ``before_ms`` (the end of today), most overdue first: by due
+        time, or with ``day_of`` as Anki's default review order, by due day and then at random
+        (core.queue.rank under ``seed``) within a day."""
         if not deck_ids:
             return []
         where, args = self._visible(deck_ids, today)
+        order, order_args = "due_ms, id", ()
+        if day_of is not None:
+            self.conn.create_function("studyapp_day", 1, day_of, deterministic=True)
+            order, order_args = "studyapp_day(due_ms), studyapp_rank(?, key)", (seed,)
         with self.guarded():
             rows = self.conn.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
-                "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
+                f"ORDER BY {order} LIMIT ? OFFSET ?", (before_ms, *args, *order_args, limit, offset)).fetchall()
         return [_row_to_item(r) for r in rows]
 
     def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
@@ -755,7 +761,8 @@ class Store:
     # -- figures for list, stats and the stats screen
 
     def deck_counts(self, deck_ids: Sequence[str], today: int, end_of_today_ms: int) -> dict[str, dict]:
-        """Per deck: items present, new, learning, review, due today (unlimited), reviews answered, retention."""
+        """Per deck: items present, new, learning and review (by state), due today (unlimited), reviews
+        answered. Retention is not here: core.retention defines it, from ``retention_answers``."""
         out: dict[str, dict] = {}
         with self.guarded():
             for deck_id in deck_ids:
@@ -765,9 +772,9 @@ class Store:
                 due = self.conn.execute(
                     "SELECT count(*) FROM items WHERE deck_id = ? AND present = 1 AND suspended = 0 "
                     "AND queue IN (1, 2) AND due_ms < ?", (deck_id, end_of_today_ms)).fetchone()[0]
-                reviews, passed = self.conn.execute(
-                    "SELECT count(*), coalesce(sum(r.rating > 1), 0) FROM review_log r JOIN items i ON i.id = r.item_id "
-                    "WHERE i.deck_id = ? AND r.kind = 'review'", (deck_id,)).fetchone()
+                reviews = self.conn.execute(
+                    "SELECT count(*) FROM review_log r JOIN items i ON i.id = r.item_id "
+                    "WHERE i.deck_id = ? AND r.kind = 'review'", (deck_id,)).fetchone()[0]
                 out[deck_id] = {
                     "stored": sum(counts.values()),
                     "new": counts.get(NEW, 0),
@@ -775,7 +782,6 @@ class Store:
                     "review": counts.get(REVIEW, 0),
                     "due": due,
                     "reviews": reviews,
-                    "retention": (passed / reviews) if reviews else None,
                 }
         return out
 

@@ -24,7 +24,11 @@ def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None 
 
     clock = clock or SystemClock()
     default_new = NO_PRESETS.default.scheduling(Settings()).new_per_day
-    figures = {deck.id: {"items": len(deck.items()), "new": min(len(deck.items()), default_new), "learning": 0,
+    from ..core.queue import group_keys
+
+    # One item of each sibling group can come today (the Default preset buries new siblings).
+    groups = {deck.id: len({g for (d, _), g in group_keys([deck]).items() if d == deck.id}) for deck in decks}
+    figures = {deck.id: {"items": len(deck.items()), "new": min(groups[deck.id], default_new), "learning": 0,
                          "review": 0, "due": 0, "reviews": 0, "retention": None, "unseen": len(deck.items()),
                          "retention_young": None, "retention_mature": None, "retention_passed": 0,
                          "retention_answers": 0} for deck in decks}
@@ -37,7 +41,9 @@ def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None 
             row = figures[deck.id]
             stored = store.stored_keys(deck.id)
             # Items of the bank not stored yet (the deck changed since it was last studied) are new.
-            missing = sum(1 for item in deck.items() if item.key not in stored)
+            # One a sibling group, as above.
+            keys = group_keys([deck])
+            missing = len({keys[(deck.id, item.card.id)] for item in deck.items() if item.key not in stored})
             month = progress.true_retention["month"]
             new_limit = overview.new_left_today(deck.id)
             row.update(new=progress.new + min(missing, max(0, new_limit - progress.new)), learning=progress.learning,

@@ -68,6 +68,11 @@ SPECS: tuple[KeySpec, ...] = (
     _k("review.source", "s", "source", "Source", "Open the source document at the quoted passage"),
     _k("review.explain", "e", "explain", "Explain", "Show the explanation"),
     _k("review.leave", "q,escape", "leave", "End", "End the session (shows the summary)"),
+    # Anki's custom study, offered when a daily limit stops the session (the limits stay as set).
+    _k("review.more-new", "n", "more_new", "More new", "Custom study: study more new cards today", show=False),
+    _k("review.ahead", "a", "review_ahead", "Ahead", "Custom study: review cards due in the next days", show=False),
+    _k("review.forgotten", "g", "review_forgotten", "Forgotten",
+       "Custom study: go over the cards answered Again lately (schedule untouched)", show=False),
     _k("review.close-typing", "escape", "close_typing", "Close box", "Close the answer box (the card stays)"),
     # Quiz.
     _k("quiz.choose-1", "1", "choose(1)", "1", "Choose option 1", show=False),
@@ -102,6 +107,12 @@ SPECS: tuple[KeySpec, ...] = (
        "Save every valid value and stay (Enter in a field too); an invalid one is named, not saved"),
     _k("settings.leave", "escape", "leave", "Back",
        "Back to the decks, saving every valid value; an invalid one is dropped, with a message"),
+    _k("settings.presets", "p", "presets", "Presets",
+       "Deck option presets: each deck's limits, steps, burying and new-card order"),
+    # Deck option presets.
+    _k("presets.save", "ctrl+s", "save", "Save", "Save the preset (an invalid option is named, nothing saved)"),
+    _k("presets.new", "ctrl+n", "new_preset", "New", "A new preset, a copy of this one, for the chosen deck"),
+    _k("presets.leave", "escape", "leave", "Back", "Back to Settings, saving the preset if it is valid"),
     # Modals.
     _k("help.close", "escape,q,question_mark", "close", "Close", "Close the key list"),
     _k("confirm.yes", "y", "answer(True)", "Yes", "Yes"),

@@ -132,14 +132,15 @@ class Services:
                 self._store = open_store(self.location, clock=self.clock)
             return self._store
 
-    def session(self, deck_ids: Sequence[str] = (), *, cram: bool = False) -> ReviewSession:
-        """A review (or cram) session over these decks (all when none); blocking."""
+    def session(self, deck_ids: Sequence[str] = (), *, cram: bool = False, custom=None) -> ReviewSession:
+        """A review (or cram, or custom study: core.queue.CustomStudy) session over these decks
+        (all when none); blocking."""
         from ..core.session import ReviewSession
 
         decks = self.decks(deck_ids)
         store = self.store()
         with self.lock:
-            return ReviewSession(store, decks, clock=self.clock, cram=cram)
+            return ReviewSession(store, decks, clock=self.clock, cram=cram, custom=custom)
 
     def overview(self) -> ReviewSession:
         """A session over every deck, kept for the home, browse and stats screens (never answered)."""
@@ -201,6 +202,20 @@ class Services:
         """Store the settings; sessions opened from now on use them (open ones are refreshed by the caller)."""
         with self.lock:
             self.store().save_settings(settings)
+            self._overview = None
+
+    def presets(self):
+        with self.lock:
+            return self.store().load_presets()
+
+    def save_preset(self, preset) -> None:
+        with self.lock:
+            self.store().save_preset(preset)
+            self._overview = None
+
+    def assign_preset(self, deck_id: str, name: str) -> None:
+        with self.lock:
+            self.store().assign_preset(deck_id, name)
             self._overview = None
 
     def forget_overview(self) -> None:

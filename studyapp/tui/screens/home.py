@@ -26,6 +26,10 @@ TRACK_TITLE_CELLS = 32
 TRACK_STYLES = {"done": "green", "behind": "red", "on track": "blue", "not started": "dim"}
 
 
+COLUMNS = (("Deck", "deck"), ("New", "new"), ("Learning", "learning"), ("Due", "due"), ("Progress", "progress"),
+           ("Items", "items"))
+
+
 def progress_bar(seen: int, total: int, width: int = BAR_WIDTH) -> Text:
     share = seen / total if total else 0.0
     filled = round(share * width)

@@ -20,6 +20,10 @@ from ..widgets.common.footer import AppFooter
 from .base import AppScreen
 
 TYPABLE = ("basic", "reverse", "cloze")
+# What custom study offers from the nothing-due screen (Anki's dialog asks; these are its usual picks).
+MORE_NEW = 10
+AHEAD_DAYS = 7
+FORGOTTEN_DAYS = 1
 GRADE_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
 
 
@@ -120,13 +124,32 @@ class ReviewScreen(AppScreen):
         zone = self.session.scheduler.days.zone
         if self.cram:
             text = "Nothing to cram here: every item is suspended, or the decks are empty."
+        elif self.session.custom is not None:
+            text = "Nothing left in this custom study session."
         else:
             text = (f"Nothing is due in {self._deck_label()} now.\n"
                     f"The next item is due {when(summary.next_due_ms, now, zone)}.")
+            with self.services.lock:
+                limits = self.session.limits_reached()
+            text += "".join(f"\n{self._limit_line(limit)}" for limit in limits)
+            text += (f"\n\nCustom study (the limits stay as set): {self._key('review.more-new')}  {MORE_NEW} more new "
+                     f"cards today  ·  {self._key('review.ahead')}  review ahead (cards due in the next {AHEAD_DAYS} "
+                     f"days)  ·  {self._key('review.forgotten')}  review forgotten cards (Again in the last day)")
         empty = self.query_one("#review-empty", Static)
         empty.update(text + "\n\nPress q to go back.")
         empty.display = True
         self.sync_bindings()
+
+    def _limit_line(self, limit) -> str:
+        kind = "new-card" if limit.kind == "new" else "review"
+        items = "new items" if limit.kind == "new" else "reviews"
+        if limit.deck_id is None:
+            return (f"Today's {kind} limit across these decks ({limit.limit}, Settings) holds back {limit.waiting} "
+                    f"{items}.")
+        title = next((d.title for d in self.session.decks if d.id == limit.deck_id), limit.deck_id)
+        preset = self.session.preset_for(limit.deck_id).name
+        return (f"Today's {kind} limit of {title} ({limit.limit}, preset {preset}) holds back {limit.waiting} "
+                f"{items}.")
 
     def _draw(self, *, new_card: bool = False) -> None:
         shown = self.shown
@@ -147,7 +170,12 @@ class ReviewScreen(AppScreen):
             # The store knows the item but its card left the deck since this session began.
             self.query_one("#reveal-hint", Static).update(f"{shown.key} is no longer in its deck; press - to bury it.")
             return
-        view.show(Face(shown.item, shown.queue, self.revealed, self.chosen, self.typed, self.check,
+        queue = shown.queue
+        if shown.ahead:
+            # Anki's learn-ahead: nothing else is left, so a learning card comes before its step is over.
+            minutes = max(1, round(((shown.state.due_ms or shown.shown_ms) - shown.shown_ms) / 60_000))
+            queue = f"learning · early: due in {minutes}m (learn-ahead)"
+        view.show(Face(shown.item, queue, self.revealed, self.chosen, self.typed, self.check,
                        self.explanation, shown.flag_note, shown.choices), new_card=new_card)
         hint = self.query_one("#reveal-hint", Static)
         bar = self.query_one(GradeBar)
@@ -196,6 +224,9 @@ class ReviewScreen(AppScreen):
             return card is not None and card.type in TYPABLE and not self.revealed and not typing
         if action == "undo":
             return self.session is not None
+        if action in ("more_new", "review_ahead", "review_forgotten"):
+            return (self.session is not None and self.shown is None and not self.cram
+                    and self.session.custom is None)
         if action == "bury":
             return self.shown is not None
         return self.shown is not None and self.shown.item is not None
@@ -405,6 +436,31 @@ class ReviewScreen(AppScreen):
         if self.explanation and not self.revealed:
             self.revealed = True
         self._draw()
+
+    # ------------------------------------------------------------ custom study
+
+    def action_more_new(self) -> None:
+        session = self.session
+        with self.services.lock:
+            session.study_more_new(MORE_NEW)
+            shown = session.next()
+        self._show(shown)
+
+    def action_review_ahead(self) -> None:
+        self._custom("ahead", AHEAD_DAYS)
+
+    def action_review_forgotten(self) -> None:
+        self._custom("forgotten", FORGOTTEN_DAYS)
+
+    def _custom(self, kind: str, days: int) -> None:
+        from ...core.queue import CustomStudy
+
+        session = self.services.session(self.deck_ids, custom=CustomStudy(kind, days))
+        self.session = session
+        self.cram = session.cram  # forgotten cards: the schedule is not changed
+        with self.services.lock:
+            shown = session.next()
+        self._show(shown)
 
     def action_leave(self) -> None:
         if self._typing():

@@ -182,6 +182,12 @@ class SettingsScreen(AppScreen):
     def action_save(self) -> None:
         self.save()
 
+    def action_presets(self) -> None:
+        from .presets import PresetsScreen
+
+        self.save()
+        self.app.push_screen(PresetsScreen())
+
     def action_leave(self) -> None:
         problems = self.save()
         if problems:
