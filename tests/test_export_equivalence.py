@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from studyapp.core.catalog import bundled_decks_dir, load_paths
 from studyapp.core.models import Card, Deck
 from studyapp.export.anki import LedgerDeck, LedgerModel, LedgerNote, _Rows, plan_export
-from studyapp.export.fields import DeckTags, fields_for, note_fields, note_tags, plain
+from studyapp.export.fields import DeckTags, fields_for, note_tags, plain
 from studyapp.export.ledger import Entry, Ledger, Stamper
 from studyapp.export.notetypes import NOTE_TYPES
 
@@ -125,13 +125,6 @@ def test_deck_tags_are_note_tags_and_a_fresh_list_each_time(card_tags, card_type
     assert first == note_tags(card, deck)
     first.append("mutated")
     assert tags_for(card) == note_tags(card, deck)
-
-
-@pytest.mark.parametrize("document", ["Plain title", "A <title> & {braces}"])
-def test_fields_for_is_note_fields_with_the_title_escaped(tmp_path, document):
-    deck = tricky_deck(tmp_path)
-    for card in deck.cards:
-        assert fields_for(card, deck.id, plain(document)) == note_fields(card, deck, document)
 
 
 def test_a_tag_with_a_space_is_refused_naming_the_card(tmp_path):

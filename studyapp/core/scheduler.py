@@ -555,10 +555,6 @@ def _whole_days(interval: float) -> float:
     return float(max(round_f32(interval), 1))
 
 
-def replace_state(state: ItemState, **changes: Any) -> ItemState:
-    return replace(state, **changes)
-
-
 __all__ = [
     "AGAIN", "HARD", "GOOD", "EASY", "RATINGS", "RATING_NAMES", "NEW", "LEARNING", "REVIEW", "RELEARNING",
     "DeckLimits", "Settings", "StudyDays", "ItemState", "NEW_STATE", "Preview", "ReviewScheduler",

@@ -93,18 +93,14 @@ def note_guid(deck_id: str, card_id: str) -> str:
     return "".join(reversed(pairs))
 
 
-def note_fields(card: Card, deck: Deck, document: str) -> list[str]:
-    """The note's field values, in the order of ``notetypes.FIELDS``."""
-    return fields_for(card, deck.id, plain(document))
-
-
 # fields_for builds the list positionally: fail at import, not in Anki, if FIELDS ever moves.
 if FIELDS != ("Question", "Answer", "Explanation", "Source", "Document", "Id", "Spare"):
     raise RuntimeError(f"fields_for needs updating for the note fields {FIELDS}")
 
 
 def fields_for(card: Card, deck_id: str, document_html: str) -> list[str]:
-    """``note_fields`` with the document title already escaped: the export's per-note hot path.
+    """The note's field values, in the order of ``notetypes.FIELDS``; ``document_html`` is the
+    document title already escaped (once per deck: this is the export's per-note hot path).
 
     A card whose learner chose both languages carries its second-language wording too, in a
     ``second`` block under each text (choice options: beside each option).

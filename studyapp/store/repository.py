@@ -20,7 +20,7 @@ from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
 from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
-                              ReviewScheduler, Settings, replace_state)
+                              ReviewScheduler, Settings)
 from ..core.settings import Location
 from . import schema
 from .schema import guarded, write
@@ -745,7 +745,7 @@ class Store:
                     and entry.interval > 0 and entry.due_ms is not None):
                 # The load balancer chose the day from that day's workload, which the log does not
                 # hold: the logged day stands (the memory state is recomputed all the same).
-                after = replace_state(after, interval=entry.interval, due_ms=entry.due_ms)
+                after = replace(after, interval=entry.interval, due_ms=entry.due_ms)
             states[entry.item_id] = after
         return states
 
@@ -971,7 +971,3 @@ def _open_copy(path: Path, clock: Clock) -> Store | None:
         cleanup()
         raise
     return _open(copy, path, clock, True, cleanup=cleanup, private_copy=True)
-
-
-def replace_row(row: ItemRow, **changes) -> ItemRow:
-    return replace(row, **changes)

@@ -53,7 +53,9 @@ class StudyApp(App[int]):
         # Review and cram answers given in this run, each committed when given (undos subtract).
         self.answers_saved = 0
         # Before the first screen is built: changing them later restyles and rebinds everything.
-        self._keymap = self._normalize_keymap(config.keys)
+        self.set_keymap(config.keys)
+        # The learner's keys by binding id, for labels drawn outside the footer (the grade bar).
+        self.learner_keys: dict[str, str] = dict(config.keys)
         if config.theme in self.available_themes:
             self.theme = config.theme
         else:

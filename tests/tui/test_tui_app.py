@@ -106,6 +106,9 @@ async def test_config_remaps_keys_by_binding_id(harness):
         assert not screen.revealed  # space is no longer bound
         await pilot.press("x")
         await wait_for(pilot, lambda: screen.revealed, "x reveals")
+        from studyapp.tui.widgets.review.grade_bar import GradeBar
+        bar = str(screen.query_one(GradeBar).render())
+        assert "j Good" in bar and "3 Good" not in bar and "1 Again" in bar  # the bar names the remapped key
         await pilot.press("j")
         await wait_for(pilot, lambda: screen.shown.key == "ui-sample/markup-literal/main", "j grades Good")
         await pilot.press("question_mark")

@@ -18,7 +18,8 @@ def screen_keys(screen: Screen) -> list[tuple[str, str, str]]:
 
     Keys that do not apply at this moment (a choice key on a typed question) are listed too:
     the help is about the screen, not the instant. Textual's binding chain (pinned version)
-    is the one place that has the config's remaps applied.
+    is the one place that has the config's remaps applied: its public view,
+    ``Screen.active_bindings``, drops every binding whose ``check_action`` hides it now.
     """
     keys_by_id: dict[str, list[str]] = {}
     for _, bindings in screen._modal_binding_chain:

@@ -202,7 +202,7 @@ class ReviewScreen(AppScreen):
         """The first key of a binding as the learner has mapped it, as the footer shows keys."""
         from textual.binding import Binding
 
-        keys = self.app._keymap.get(binding_id) or keymap.BY_ID[binding_id].keys
+        keys = self.app.learner_keys.get(binding_id) or keymap.BY_ID[binding_id].keys
         return self.app.get_key_display(Binding(keys.split(",")[0].strip(), ""))
 
     # ------------------------------------------------------------ keys
