@@ -89,3 +89,26 @@ def test_undo_in_cram_restores_the_cram_queue(tmp_path):
         cram.answer(GOOD)
     # Each of the three once: the Again that was undone left no second copy behind.
     assert sorted(seen) == sorted(item.key for item in decks[0].items())
+
+
+# -- M9b: the fuzz follows the review count on every review, not only the first -----------------
+
+def test_the_fuzz_of_one_item_moves_with_its_review_count_after_the_first_review():
+    from dataclasses import replace
+
+    from studyapp.core.anki_ids import anki_card_id
+    from studyapp.core.anki_random import fuzz_factor
+    from studyapp.core.scheduler import REVIEW, ItemState, ReviewScheduler, Settings
+
+    scheduler = ReviewScheduler(Settings(timezone="UTC", load_balancer=False))
+    key = "d/c/main"
+    # Anki seeds the fuzz with card id + reps (rslib/src/scheduler/states/mod.rs): one item,
+    # reps 1 to 12, must give twelve different numbers, each Anki's for that sum.
+    factors = [scheduler.fuzz_factor(key, reps) for reps in range(1, 13)]
+    assert factors == [fuzz_factor(anki_card_id(key) + reps) for reps in range(1, 13)]
+    assert len(set(factors)) == 12
+    # And the interval shown moves with them: a 100-day review spans 93..107 days.
+    state = ItemState(state=REVIEW, stability=100.0, difficulty=5.0, due_ms=10**12, last_review_ms=10**12 - 100 * 86_400_000,
+                      interval=100, reps=1)
+    goods = {scheduler.previews(replace(state, reps=reps), key, 10**12)[GOOD].interval_days for reps in range(1, 13)}
+    assert len(goods) >= 5
