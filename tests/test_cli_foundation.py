@@ -102,7 +102,16 @@ def test_a_broken_deck_never_stops_the_others(cli_env, tmp_path):
 def test_list_text_output_and_version(cli_env):
     result = run_cli(["list"], cli_env)
     assert result.returncode == 0
-    assert "pytorch-mega-cache" in result.stdout and "3fs-file-system" in result.stdout
+    from studyapp.core.catalog import discover
+
+    header, *rows = result.stdout.splitlines()
+    assert header.split() == ["DECK", "CARDS", "ITEMS", "NEW", "LEARN", "DUE", "TITLE"]
+    # One row per bundled deck, in catalog order, with its own card and item counts.
+    decks = discover().decks
+    assert [row.split()[0] for row in rows] == [deck.id for deck in decks]
+    for row, deck in zip(rows, decks):
+        assert row.split()[1:3] == [str(len(deck.cards)), str(len(deck.items()))]
+        assert row.endswith(deck.title)
     version = run_cli(["--version"], cli_env)
     assert version.returncode == 0 and version.stdout.startswith("studyapp ")
 

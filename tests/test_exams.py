@@ -38,9 +38,22 @@ def test_no_override_in_an_exam(catalog):
         exam.quiz.override_correct()
 
 
-def test_command_line_overrides_keep_the_pass_mark():
-    settings = exam_settings(ExamSettings(questions=20, pass_mark=0.9, seed=1), questions=5, seed=9)
-    assert (settings.questions, settings.pass_mark, settings.seed) == (5, 0.9, 9)
+@pytest.mark.parametrize("questions, seed, expected", [
+    (None, None, (20, 0.9, 1, "truefalse")),
+    (5, None, (5, 0.9, 1, "truefalse")),
+    (None, 9, (20, 0.9, 9, "truefalse")),
+    (5, 9, (5, 0.9, 9, "truefalse")),
+])
+def test_command_line_overrides_only_what_they_name_and_never_the_pass_mark(questions, seed, expected):
+    base = ExamSettings(questions=20, pass_mark=0.9, seed=1, mode="truefalse")
+    settings = exam_settings(base, questions=questions, seed=seed)
+    assert (settings.questions, settings.pass_mark, settings.seed, settings.mode) == expected
+    assert base == ExamSettings(questions=20, pass_mark=0.9, seed=1, mode="truefalse")  # the curriculum's own stays
+
+
+def test_with_no_curriculum_the_exam_has_the_documented_defaults():
+    assert exam_settings(None) == ExamSettings()
+    assert exam_settings(None, questions=3).questions == 3
 
 
 def test_exam_is_recorded_and_reported_but_leaves_the_schedule_alone(tmp_path, catalog):

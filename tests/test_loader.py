@@ -119,17 +119,32 @@ yaml_values = st.recursive(
 def test_arbitrary_text_raises_only_the_loaders_error(text):
     try:
         parse(text, "fuzz.yaml", [])
-    except DeckLoadError:
-        pass
+    except DeckLoadError as error:
+        _assert_located(error, text)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_raise_only_the_loaders_error(data):
     try:
-        parse(decode(data, "fuzz.yaml"), "fuzz.yaml", [])
-    except DeckLoadError:
-        pass
+        text = decode(data, "fuzz.yaml")
+    except DeckLoadError as error:
+        assert error.code in {"binary", "encoding"}
+        _assert_located(error, data.decode("utf-8", "replace"))
+        return
+    assert text == data.decode("utf-8")  # what decodes is the file's text, unchanged
+    try:
+        parse(text, "fuzz.yaml", [])
+    except DeckLoadError as error:
+        _assert_located(error, text)
+
+
+def _assert_located(error: DeckLoadError, text: str) -> None:
+    """The error a learner sees names the file and a real place in it, and says something."""
+    assert error.path == "fuzz.yaml"
+    assert 1 <= error.line <= text.count("\n") + 2 and error.column >= 1
+    assert error.message.strip() and "Traceback" not in error.message
+    assert error.format().startswith("fuzz.yaml:")
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -156,4 +171,11 @@ def test_arbitrary_cards_in_a_valid_deck_never_crash(tmp_path, cards):
     path = write_sample(tmp_path, yaml.safe_dump(head, allow_unicode=True))
     result = load_deck(path)
     assert result.deck is not None
+    # A card is kept only when it is whole; every card left out has an error naming its line.
     assert len(result.deck.cards) <= len(cards)
+    left_out = len(cards) - len(result.deck.cards)
+    errors = [p for p in result.problems if p.is_error]
+    assert left_out == 0 or len(errors) >= 1
+    assert all(p.line >= 1 and p.path == str(path) for p in result.problems)
+    for card in result.deck.cards:
+        assert card.type in {"basic", "reverse", "cloze", "choice", "truefalse"} and card.source

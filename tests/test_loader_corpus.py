@@ -54,6 +54,9 @@ EXPECTED = {
     "wrong-schema.yaml": ("schema-version", 1),
 }
 
+# Problems a file gives beside the one it was made for, because they follow from it.
+ALSO = {"unknown-card-key.yaml": [("missing-field", 6)]}
+
 
 def test_corpus_is_complete():
     on_disk = {p.name for p in MALFORMED.glob("*.yaml")}
@@ -66,7 +69,9 @@ def test_malformed_deck_reports_its_problem(name):
     code, line = EXPECTED[name]
     result = load_deck(MALFORMED / name)
     found = [(p.code, p.line) for p in result.problems]
-    assert (code, line) in found, f"{name}: expected {code} at line {line}, got {found}"
+    # The one problem the file was made for, and no other beside it except those that follow
+    # from it (a misspelt key also leaves the real one missing).
+    assert sorted(found) == sorted([(code, line), *ALSO.get(name, [])]), f"{name}: expected {code} at line {line}, got {found}"
     for problem in result.problems:
         assert problem.path == str(MALFORMED / name)
         assert problem.line >= 1 and problem.column >= 1

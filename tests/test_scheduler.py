@@ -40,9 +40,17 @@ def test_defaults_are_the_documented_ones():
     assert s.leech_lapses == 8
 
 
-@pytest.mark.parametrize("retention", [0.7, 0.70, 0.85, 0.99])
-def test_retention_in_range_is_accepted(retention):
-    assert Settings(desired_retention=retention).desired_retention == retention
+def test_each_retention_in_range_is_accepted_and_schedules_by_it():
+    # Accepted at both ends, and used: a higher desired retention asks for earlier reviews
+    # (FSRS: interval = S / factor * (R^(1/decay) - 1)), so Good's interval shrinks as it rises.
+    state = ItemState(state=REVIEW, stability=30.0, difficulty=5.0, due_ms=T0, last_review_ms=T0 - 30 * DAY_MS,
+                      interval=30, reps=4)
+    goods = []
+    for retention in (0.7, 0.8, 0.85, 0.9, 0.95, 0.99):
+        s = sched(fuzz=False, desired_retention=retention)
+        assert s.settings.desired_retention == retention
+        goods.append(s.previews(state, "d/c/main", T0)[GOOD].interval_days)
+    assert goods == sorted(goods, reverse=True) and len(set(goods)) == len(goods)
 
 
 @pytest.mark.parametrize("retention", [0.69, 0.995, 1.0, 0.0, -1, "0.9", None, True])
