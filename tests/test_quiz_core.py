@@ -56,6 +56,14 @@ def test_empty_answer_is_wrong():
     assert not check_typed("   ", basic("x")).correct
 
 
+@pytest.mark.parametrize("answer", ["compilation", "Mega-Cache", "σίγμα", "Straße", "KV cache 缓存", "3FS"])
+def test_an_answer_typed_in_capitals_or_lower_case_is_right(answer):
+    card = basic(answer)
+    assert check_typed(answer.upper(), card).correct
+    assert check_typed(answer.lower(), card).correct
+    assert check_typed(answer.swapcase(), card).correct
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(min_size=1, max_size=40))
 def test_the_expected_answer_always_matches_itself(text):
@@ -172,4 +180,8 @@ def test_bad_quiz_arguments(decks):
         build_quiz(decks, n=0)
     with pytest.raises(ValueError):
         build_quiz(decks, mode="essay")
-    assert build_quiz(decks, n=10_000, mode="typed", seed=1).questions  # capped at what exists
+    # Capped at what exists: every basic card of the decks once, none twice (a quiz types
+    # only basic cards; reverse and cloze ones are review's).
+    typed_cards = [(deck.id, card.id) for deck in decks for card in deck.cards if card.type == "basic"]
+    questions = build_quiz(decks, n=10_000, mode="typed", seed=1).questions
+    assert sorted((q.deck_id, q.card.id) for q in questions) == sorted(typed_cards)
