@@ -62,18 +62,20 @@ async def test_home_lists_decks_with_counts_and_updates_after_a_review(harness):
     ("a", ReviewScreen, lambda s: s.deck_ids == () and not s.cram),
     ("c", ReviewScreen, lambda s: s.deck_ids == ("second",) and s.cram),
     ("p", QuizScreen, lambda s: s.deck_ids == ("second",)),
-    ("b", BrowseScreen, lambda s: True),
-    ("t", StatsScreen, lambda s: True),
-    ("o", SettingsScreen, lambda s: True),
+    # Browse, Stats and Settings are about every deck, whichever is highlighted.
+    ("b", BrowseScreen, lambda s: {key.split("/")[0] for key in s.shown_keys} == {"second", "ui-sample"}),
+    ("t", StatsScreen, lambda s: s.loaded and s.query_one("#stats-decks").row_count == 2),
+    ("o", SettingsScreen, lambda s: s.loaded and s.current is not None
+     and s.query_one("#setting-rollover_hour").value == str(s.current.rollover_hour)),
 ])
-async def test_home_keys_open_their_screens_for_the_highlighted_deck(harness, tmp_path, key, screen_type, check):
+async def test_home_keys_open_their_screens(harness, tmp_path, key, screen_type, check):
     app = harness.app("home", decks=[two_decks(tmp_path)])
     async with app.run_test(size=SIZE) as pilot:
         home = await open_home(pilot)
         assert [r.deck_id for r in home.rows] == ["second", "ui-sample"]
         await pilot.press(key)
         await wait_for(pilot, lambda: isinstance(app.screen, screen_type), screen_type.__name__)
-        assert check(app.screen)
+        await wait_for(pilot, lambda: check(app.screen), f"{screen_type.__name__} filled")
         await app.workers.wait_for_complete()
 
 

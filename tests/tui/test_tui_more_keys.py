@@ -106,6 +106,7 @@ async def test_summary_keys(harness, key, home):
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
         screen = await first_card(pilot)
+        answered = screen.shown.key
         await pilot.press("space", "3", "q")
         await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "the summary")
         await pilot.press(key)
@@ -113,6 +114,9 @@ async def test_summary_keys(harness, key, home):
             await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
         else:
             await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+            assert app.return_code == 0
+    # Leaving the summary either way keeps the answer given.
+    assert [(key, rating) for key, rating, _ in harness.reviews()] == [(answered, 3)]
 
 
 @pytest.mark.parametrize("key, home", [("q", False), ("enter", True)])
@@ -127,11 +131,17 @@ async def test_score_keys(harness, key, home):
             await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen), "home")
         else:
             await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+            assert app.return_code == 0
+    assert harness.reviews() == []  # a quiz leaves the schedule alone, however it is left
 
 
 async def test_ctrl_q_quits(harness):
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
         await first_card(pilot)
+        await pilot.press("space", "3")
+        await wait_for(pilot, lambda: harness.reviews(), "the answer saved")
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_code == 0
+    assert len(harness.reviews()) == 1
