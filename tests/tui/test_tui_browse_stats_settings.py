@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-from studyapp.core.session import ReviewSession
 from studyapp.tui.modals.source import SourceModal
 from studyapp.tui.screens.browse import BrowseScreen
 from studyapp.tui.screens.home import HomeScreen
 from studyapp.tui.screens.settings import SettingsScreen
 from studyapp.tui.screens.stats import StatsScreen
 
-from tui_helpers import SAMPLE_DECKS, SIZE, screen_text, wait_for, wait_for_text
-
-
-def answer(harness, ratings: dict[str, list[int]], *, days: int = 0) -> None:
-    """Give answers through the engine, as earlier sessions would have."""
-    from studyapp.core.catalog import load_paths
-
-    decks = load_paths([SAMPLE_DECKS]).decks
-    with harness.store() as store:
-        session = ReviewSession(store, decks, clock=harness.clock)
-        for _ in range(40):
-            shown = session.next()
-            if shown is None:
-                break
-            wanted = ratings.get(shown.key)
-            if not wanted:
-                session.bury()
-                continue
-            harness.clock.advance(seconds=5)
-            session.answer(wanted.pop(0), duration_ms=5000)
-        # The items skipped on the way were buried only to reach the wanted ones.
-        store.conn.execute("UPDATE items SET buried_day = 0")
-    harness.clock.advance(days=days)
+from tui_helpers import SAMPLE_DECKS, SIZE, answer, screen_text, wait_for, wait_for_text
 
 
 async def open_from_home(pilot, key: str, screen_type):

@@ -15,7 +15,7 @@ from studyapp.tui.screens.stats import StatsScreen, deck_columns
 
 from tui_helpers import DATA, screen_text, wait_for, wait_for_text, walk_to
 
-from test_tui_browse_stats_settings import answer
+from tui_helpers import answer
 
 SIZES = [(80, 24), (120, 35)]
 LONG_FEEDBACK = ("No: the FX graph cache caches optimized computation graphs and skips graph optimization and "

@@ -1,6 +1,6 @@
 """Snapshots of the main screens at 100x30 with a fixed clock, a fresh home and the sample deck.
 
-Run ``pytest tests/tui/test_snapshots.py --snapshot-update`` after a deliberate change to the
+Run ``pytest tests/tui/test_tui_snapshots.py --snapshot-update`` after a deliberate change to the
 look, and look at the report before committing the new SVGs in __snapshots__/.
 """
 
@@ -13,7 +13,7 @@ from studyapp.tui.screens.review import ReviewScreen
 
 from tui_helpers import SIZE, screen_text, wait_for, walk_to
 
-from test_tui_browse_stats_settings import answer
+from tui_helpers import answer
 
 
 FIXED_CONFIG = Path("/home/learner/.local/share/studyapp/config.toml")

@@ -117,3 +117,26 @@ async def walk_to(pilot, key: str, grade: int = 3) -> None:
             screen.action_reveal()
         screen.action_grade(grade)
     raise AssertionError(f"{key} never came up")
+
+
+def answer(harness, ratings: dict[str, list[int]], *, days: int = 0) -> None:
+    """Give answers through the engine, as earlier sessions would have."""
+    from studyapp.core.catalog import load_paths
+    from studyapp.core.session import ReviewSession
+
+    decks = load_paths([SAMPLE_DECKS]).decks
+    with harness.store() as store:
+        session = ReviewSession(store, decks, clock=harness.clock)
+        for _ in range(40):
+            shown = session.next()
+            if shown is None:
+                break
+            wanted = ratings.get(shown.key)
+            if not wanted:
+                session.bury()
+                continue
+            harness.clock.advance(seconds=5)
+            session.answer(wanted.pop(0), duration_ms=5000)
+        # The items skipped on the way were buried only to reach the wanted ones.
+        store.conn.execute("UPDATE items SET buried_day = 0")
+    harness.clock.advance(days=days)
