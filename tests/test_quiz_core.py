@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studyapp.core.catalog import bundled_decks_dir, load_paths
-from studyapp.core.matching import AGAIN, GOOD, _diff, _fold, check_typed, normalise
+from studyapp.core.grades import AGAIN, GOOD
+from studyapp.core.matching import _diff, _fold, check_typed, normalise
 from studyapp.core.models import BACKWARD, Card
 from studyapp.core.quiz import build_quiz
 

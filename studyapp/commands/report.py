@@ -60,7 +60,7 @@ def _team(context, args) -> int:
     from ..core.catalog import deck_dirs
     from ..core.clock import SystemClock
     from ..core.curriculum import first_curriculum
-    from ..core.scheduler import Settings, StudyDays, resolve_zone
+    from ..core.scheduler import Settings
     from ..onboarding.merge import MergeResult, team_markdown, team_summary
     from ..store import open_store
     from ..sync.client import connect
@@ -75,7 +75,7 @@ def _team(context, args) -> int:
     if store is not None:
         with store:
             settings = store.load_settings()
-    days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+    days = settings.study_days()
     conn = connect(url)
     try:
         from ..sync.server import check_server

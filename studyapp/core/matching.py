@@ -15,9 +15,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from .grades import AGAIN, GOOD
 from .models import BACKWARD, CLOZE_RE, Card
 
-AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from .grades import AGAIN
+
 MATURE_DAYS = 21
-AGAIN = 1
 DAY_SECONDS = 86400
 SPANS = {"day": 1, "week": 7, "month": 30, "year": 365}
 DEFINITION = ("retention is Anki's True Retention: the share of review answers other than Again, counting only "

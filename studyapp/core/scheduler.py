@@ -20,9 +20,8 @@ docs/engine.md describes the public API. Times are integer UTC epoch millisecond
 
 from __future__ import annotations
 
-import math
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from typing import Any, Mapping
@@ -39,9 +38,7 @@ from .steps import LearningSteps
 # Recorded with every review (the schedulers table): the FSRS implementation and version.
 FSRS_VERSION = "rs-0.9.3"
 
-AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
-RATINGS = (AGAIN, HARD, GOOD, EASY)
-RATING_NAMES = {AGAIN: "again", HARD: "hard", GOOD: "good", EASY: "easy"}
+from .grades import AGAIN, EASY, GOOD, HARD, RATING_NAMES, RATINGS
 
 NEW, LEARNING, REVIEW, RELEARNING = "new", "learning", "review", "relearning"
 STATES = (NEW, LEARNING, REVIEW, RELEARNING)
@@ -94,6 +91,10 @@ class Settings:
 
     def __post_init__(self) -> None:
         self.validate()
+
+    def study_days(self) -> "StudyDays":
+        """The learner's study days: the one place they are built from the settings."""
+        return StudyDays(resolve_zone(self.timezone), self.rollover_hour)
 
     def validate(self) -> None:
         """Raise StudyappError naming the setting and the accepted values."""
@@ -382,7 +383,7 @@ class ReviewScheduler:
     def __init__(self, settings: Settings | None = None, *, load_balancer: Any = None) -> None:
         self.settings = settings or Settings()
         s = self.settings
-        self.days = StudyDays(resolve_zone(s.timezone), s.rollover_hour)
+        self.days = s.study_days()
         self._fsrs = fsrs_rs_python.FSRS(list(s.parameters))
         # Anki's fsrs_allow_short_term: (re)learning without steps keeps intervals under
         # half a day as (re)learning only when the short-term parameters are in use.

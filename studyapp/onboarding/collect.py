@@ -10,7 +10,7 @@ def collect_report(location, catalog, clock=None) -> dict:
     from ..core.clock import SystemClock
     from ..core.curriculum import first_curriculum
     from ..core.catalog import deck_dirs
-    from ..core.scheduler import Settings, StudyDays, resolve_zone
+    from ..core.scheduler import Settings
     from ..store import open_store
     from .report import Answer, ExamResult, Flag, ItemFacts, build_report
 
@@ -40,7 +40,7 @@ def collect_report(location, catalog, clock=None) -> dict:
             exams = [ExamResult(**e) for e in store.exam_results()]
             flags = [Flag(r.key, r.deck_id, r.card_id, r.flag_note, r.flagged_ms) for r in rows
                      if r.flag_note is not None]
-    days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+    days = settings.study_days()
     return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,
                         curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of,
                         flags=flags)
@@ -49,7 +49,7 @@ def collect_report(location, catalog, clock=None) -> dict:
 def collect_series(location, catalog, clock=None):
     """What the HTML report draws for one learner: reviews per day, mastery over time, what is due."""
     from ..core.clock import SystemClock
-    from ..core.scheduler import Settings, StudyDays, resolve_zone
+    from ..core.scheduler import Settings
     from ..store import open_store
     from .html import learner_series
 
@@ -64,6 +64,6 @@ def collect_series(location, catalog, clock=None):
             log = [(e.item_id, e.kind, e.rating, e.time_ms, e.state_after, e.stability) for e in store.log()
                    if e.item_id in rows]
             due = [row.state.due_ms for row in rows.values() if row.state.state == "review" and row.state.due_ms]
-    days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+    days = settings.study_days()
     today = days.day_of(clock.now_ms())
     return learner_series(log, len(keys), due, today, days.day_of, days.date_of)

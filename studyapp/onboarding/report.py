@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 
 from .. import __version__
 from ..core.curriculum import Curriculum
+from ..core.grades import AGAIN
 from ..core.models import Deck
 from ..core.queue import group_keys
 from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, by_span, true_retention
@@ -34,8 +35,6 @@ MASTERY_STABILITY_DAYS = 21.0
 MASTERY_RULE = (f"a fact (a card, however many items it has, together with the cards it names as related) "
                 f"is mastered when every one of its items is in review with an FSRS stability of at least "
                 f"{MASTERY_STABILITY_DAYS:g} days; mastery is mastered facts / facts")
-
-AGAIN = 1
 
 
 @dataclass(frozen=True)

@@ -169,7 +169,6 @@ class Services:
         """The curriculum's tracks with mastery and status, and what to study next; blocking.
 
         ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
-        from ..core.scheduler import StudyDays, resolve_zone
         from ..onboarding.report import ItemFacts, curriculum_progress
         from ..store.summary import first_answer_ms
 
@@ -182,7 +181,7 @@ class Services:
             items = [ItemFacts(r.key, r.deck_id, r.card_id, r.state.state, r.state.stability)
                      for r in store.all_items() if r.present]
             started = first_answer_ms(store)
-        days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
+        days = settings.study_days()
         return curriculum_progress(curriculum, self.catalog().decks, items, {r.deck_id: r.reviews for r in deck_rows},
                                    started, self.clock.now_ms(), days.day_of, days.date_of)
 

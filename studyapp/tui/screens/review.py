@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
-from ...core.matching import GOOD, AGAIN, MatchResult, check_typed
+from ...core.grades import AGAIN, GOOD
+from ...core.matching import MatchResult, check_typed
 from ...core.models import Card, Item
 from ...core.problems import StudyappError
 from .. import keymap
