@@ -436,3 +436,24 @@ def test_list_counts_cards_added_since_the_last_session_one_item_a_card(tmp_path
     grown = deck("a", [card("c000"), card("c001"), card("r", "reverse"), card("z", "cloze", clozes=3)])
     # c001 is stored and new; r and z are not stored yet: one item each can come today.
     assert deck_counts([grown], location(tmp_path))["a"][0] == 3
+
+
+def test_a_buried_review_is_not_counted_as_due_anywhere(tmp_path):
+    """One visibility rule (present, not suspended, not buried today) for the queue, the deck
+    list and the stats table: a learner who buries a due review sees one fewer everywhere."""
+    from studyapp.store.summary import deck_figures
+
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 2)]
+    _answer_some(store, clock, decks, [EASY, EASY])  # both graduate to review
+    clock.advance(days=30)  # both due
+    session = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)
+    assert [(row.due, row.review) for row in session.deck_progress()] == [(2, 2)]
+    buried = session.next().key
+    session.bury()
+    # Still two items in the review state, one of them due today.
+    assert [(row.due, row.review) for row in session.deck_progress()] == [(1, 2)]
+    assert session.next().key != buried
+    store.close()
+    figures = deck_figures(decks, location(tmp_path), clock=clock)["a"]
+    assert (figures["due"], figures["review"]) == (1, 2)

@@ -562,7 +562,7 @@ class ReviewSession:
     def deck_progress(self) -> list[DeckProgress]:
         sd = self.scheduler.days
         today = sd.day_of(self.clock.now_ms())
-        counts = self.store.deck_counts(self.deck_ids, today, sd.end_ms(today))
+        counts = self.store.deck_counts(self.deck_ids)
         by_deck = self.retention_spans_by_deck()
         out = []
         for deck in self.decks:

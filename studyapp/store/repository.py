@@ -29,6 +29,8 @@ QUEUE_NEW, QUEUE_LEARNING, QUEUE_REVIEW = 0, 1, 2
 QUEUE_OF_STATE = {NEW: QUEUE_NEW, LEARNING: QUEUE_LEARNING, RELEARNING: QUEUE_LEARNING, REVIEW: QUEUE_REVIEW}
 # Items are numbered inside a deck as card index * VARIANT_SLOTS + variant index (bank order).
 VARIANT_SLOTS = 1000
+# What a queue may show today: the item is in its deck, not suspended, not buried today (bind today).
+VISIBLE = "present = 1 AND suspended = 0 AND buried_day < ?"
 
 ITEM_COLUMNS = ("id, key, deck_id, card_id, variant, revision, position, present, state, step, stability, "
                 "difficulty, due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, "
@@ -384,8 +386,7 @@ class Store:
 
     def _visible(self, deck_ids: Sequence[str], today: int) -> tuple[str, list]:
         marks = ",".join("?" * len(deck_ids))
-        return (f"deck_id IN ({marks}) AND present = 1 AND suspended = 0 AND buried_day < ?",
-                [*deck_ids, today])
+        return f"deck_id IN ({marks}) AND {VISIBLE}", [*deck_ids, today]
 
     def learning_due(self, deck_ids: Sequence[str], until_ms: int, today: int, limit: int,
                      offset: int = 0) -> list[ItemRow]:
@@ -448,7 +449,7 @@ class Store:
         with self.guarded():
             return self.conn.execute(
                 f"SELECT count(*) FROM (SELECT 1 FROM items INDEXED BY {index} WHERE deck_id IN ({marks}) "
-                f"AND queue = ? {due} AND present = 1 AND suspended = 0 AND buried_day < ? LIMIT ?)",
+                f"AND queue = ? {due} AND {VISIBLE} LIMIT ?)",
                 (*decks, queue, *due_args, today, cap)).fetchone()[0]
 
     def due_counts(self, deck_ids: Sequence[str], queue: int, before_ms: int, today: int) -> dict[str, int]:
@@ -460,7 +461,7 @@ class Store:
             # One pass over the covering index, one range per deck: no table lookups.
             rows = self.conn.execute(
                 f"SELECT deck_id, count(*) FROM items INDEXED BY items_deck_due WHERE deck_id IN ({marks}) "
-                "AND queue = ? AND due_ms < ? AND present = 1 AND suspended = 0 AND buried_day < ? GROUP BY deck_id",
+                f"AND queue = ? AND due_ms < ? AND {VISIBLE} GROUP BY deck_id",
                 (*deck_ids, queue, before_ms, today)).fetchall()
         return dict(rows)
 
@@ -760,18 +761,16 @@ class Store:
 
     # -- figures for list, stats and the stats screen
 
-    def deck_counts(self, deck_ids: Sequence[str], today: int, end_of_today_ms: int) -> dict[str, dict]:
-        """Per deck: items present, new, learning and review (by state), due today (unlimited), reviews
-        answered. Retention is not here: core.retention defines it, from ``retention_answers``."""
+    def deck_counts(self, deck_ids: Sequence[str]) -> dict[str, dict]:
+        """Per deck: items present, new, learning and review (by state), reviews answered. What can
+        be studied today (limits, burial) is the queue's to say (``ReviewSession``), and retention
+        core.retention's, from ``retention_answers``."""
         out: dict[str, dict] = {}
         with self.guarded():
             for deck_id in deck_ids:
                 counts = dict(self.conn.execute(
                     "SELECT state, count(*) FROM items WHERE deck_id = ? AND present = 1 GROUP BY state",
                     (deck_id,)).fetchall())
-                due = self.conn.execute(
-                    "SELECT count(*) FROM items WHERE deck_id = ? AND present = 1 AND suspended = 0 "
-                    "AND queue IN (1, 2) AND due_ms < ?", (deck_id, end_of_today_ms)).fetchone()[0]
                 reviews = self.conn.execute(
                     "SELECT count(*) FROM review_log r JOIN items i ON i.id = r.item_id "
                     "WHERE i.deck_id = ? AND r.kind = 'review'", (deck_id,)).fetchone()[0]
@@ -780,7 +779,6 @@ class Store:
                     "new": counts.get(NEW, 0),
                     "learning": counts.get(LEARNING, 0) + counts.get(RELEARNING, 0),
                     "review": counts.get(REVIEW, 0),
-                    "due": due,
                     "reviews": reviews,
                 }
         return out
