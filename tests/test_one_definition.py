@@ -44,3 +44,24 @@ def test_the_grade_numbers_are_ankis_eases():
 
     # Anki's revlog ease: 1 Again, 2 Hard, 3 Good, 4 Easy; the export and import carry them as is.
     assert (AGAIN, HARD, GOOD, EASY) == (1, 2, 3, 4) and RATINGS == (1, 2, 3, 4)
+
+
+def test_a_session_checks_deck_ids_as_the_command_line_does(tmp_path):
+    import pytest
+
+    from studyapp.core.catalog import Catalog
+    from studyapp.core.problems import StudyappError
+    from studyapp.core.session import ReviewSession
+
+    from engine_support import deck, store_at
+
+    decks = [deck("qwen3-training", 1), deck("3fs-file-system", 1)]
+    store, clock = store_at(tmp_path)
+    with pytest.raises(StudyappError) as from_session:
+        ReviewSession(store, decks, deck_ids=["3fs-file-sytem"], clock=clock)
+    with pytest.raises(StudyappError) as from_catalog:
+        Catalog(decks=decks).select(["3fs-file-sytem"])
+    assert from_session.value.message == from_catalog.value.message
+    assert "did you mean '3fs-file-system'?" in from_session.value.message
+    # A unique prefix is the deck, in the session as on the command line.
+    assert ReviewSession(store, decks, deck_ids=["qwen3"], clock=clock).deck_ids == ["qwen3-training"]

@@ -243,12 +243,9 @@ class ReviewSession:
         self._schedulers: dict[str, ReviewScheduler] = {}  # preset name -> its scheduler
         all_decks = list(decks)
         if deck_ids:
-            known = {deck.id: deck for deck in all_decks}
-            unknown = [d for d in deck_ids if d not in known]
-            if unknown:
-                raise StudyappError(f"unknown deck id {', '.join(map(repr, unknown))}; known decks: "
-                                    f"{', '.join(sorted(known)) or '(none)'}", code="usage")
-            all_decks = [known[d] for d in dict.fromkeys(deck_ids)]
+            from .catalog import Catalog  # the one check of deck ids, as the command line makes it
+
+            all_decks = Catalog(decks=all_decks).select(deck_ids)
         self.decks = all_decks
         self.deck_ids = [deck.id for deck in all_decks]
         # Custom study's "forgotten cards" is a cram over them, as Anki's filtered deck without rescheduling.
