@@ -379,7 +379,8 @@ def table_cell(text) -> str:
     """A value studyapp did not write (a name, a deck id, a title, a note), as Markdown that shows it as
     written and nothing else: one line (a line break would end the row, so whitespace runs become a
     space), no HTML, no link or image, no emphasis, and no pipe that ends the cell and forges a row.
-    Control characters are shown as escapes (``\\x1b``), as on the terminal."""
+    Control characters are shown as escapes (``\\x1b``), as on the terminal. A bare web address stays
+    text that renderers may link, showing the whole address: it is what the learner wrote."""
     text = visible_line(" ".join(str(text).split()))
     if not _MARKDOWN_SPECIAL.search(text):
         return text
