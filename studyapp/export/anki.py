@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import re
 import sqlite3
+import tempfile
 import time
 import zipfile
 from collections.abc import Callable
@@ -347,6 +348,10 @@ def _write_atomically(package: genanki.Package, output: Path, now: float,
                 archive.writestr("media", "{}")
     except OSError as error:
         raise StudyappError(f"cannot write {output}: {error.strerror or error}") from None
+    except sqlite3.Error as error:
+        # The collection is built in the temporary folder before it is zipped beside the output.
+        raise StudyappError(f"cannot write {output}: building its collection in {tempfile.gettempdir()} failed "
+                            f"({error}); free space there, or set TMPDIR to a folder with room") from None
 
 
 def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Callable[[], float] = time.time,
