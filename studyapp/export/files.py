@@ -63,13 +63,16 @@ def replacing(path: Path, *, prefix: str | None = None,
 def scratch_folder(prefix: str = SCRATCH_PREFIX) -> Iterator[Path]:
     """A private folder in the system's temporary folder, locked while in use, removed on any exit."""
     folder = Path(tempfile.mkdtemp(prefix=prefix))
-    descriptor = os.open(folder, os.O_RDONLY)
+    descriptor = None
     try:
-        _lock(descriptor)
+        if fcntl is not None:
+            descriptor = os.open(folder, os.O_RDONLY)
+            _lock(descriptor)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-        os.close(descriptor)
+        if descriptor is not None:
+            os.close(descriptor)
 
 
 def remove_leftovers(*folders: Path) -> list[Path]:
@@ -95,8 +98,14 @@ def remove_leftovers(*folders: Path) -> list[Path]:
 
 
 def _lock(descriptor: int) -> None:
-    if fcntl is not None:
+    if fcntl is None:
+        return
+    try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        # A file system without locks (some network mounts): the export still works; its files are
+        # then never taken for abandoned ones, as _abandoned cannot lock them either.
+        pass
 
 
 def _abandoned(path: Path) -> bool:
@@ -111,7 +120,7 @@ def _abandoned(path: Path) -> bool:
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    except OSError:  # held (BlockingIOError), or no locks on this file system: leave it
         return False
     finally:
         os.close(descriptor)  # closing drops the lock just taken
