@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .report import REPORT_FORMAT, REPORT_VERSION, date_only, percent, table_cell
-from .report_schema import FLAG, MAX_DEPTH, check, describe, locate, too_deep
+from .report_schema import FLAG, MAX_DEPTH, check, locate, too_deep
 
 # field -> default when missing (a report of this version should have them all)
 TOP_FIELDS = {"profile": None, "generated_ms": 0, "totals": {}, "decks": [], "tracks": [], "exams": [], "cards": []}
@@ -62,9 +62,10 @@ def read_report(path: Path) -> tuple[dict | None, list[str]]:
     if type(version) is not int:
         return None, [f"{where}: error: the report has no valid version number; regenerate it with 'studyapp report --format json'"]
     if version > REPORT_VERSION:
-        return None, [f"{where}: error: report version {version} was written by a newer studyapp "
-                      f"({data.get('studyapp') if isinstance(data.get('studyapp'), str) else 'unknown'}); this one reads version {REPORT_VERSION}: "
-                      "upgrade studyapp to merge it"]
+        writer = data.get("studyapp")
+        writer = writer[:40] if isinstance(writer, str) else "unknown"
+        return None, [f"{where}: error: report version {version} was written by a newer studyapp ({writer}); "
+                      f"this one reads version {REPORT_VERSION}: upgrade studyapp to merge it"]
     if version != REPORT_VERSION:
         return None, [f"{where}: error: report version {version} is not one studyapp writes (it writes version "
                       f"{REPORT_VERSION}); regenerate it with 'studyapp report --format json'"]
@@ -210,7 +211,8 @@ def team_markdown(summary: dict) -> str:
         exam = l["last_exam"]
         exam_text = "—" if exam is None else f"{percent(exam['score'])} ({'passed' if exam['passed'] else 'not passed'})"
         streak = "—" if l["streak_days"] is None else f"{l['streak_days']} d"
-        lines.append(f"| {table_cell(l['profile'])} | {table_cell(l['status'])} | {table_cell(', '.join(map(str, l['behind']))) or '—'} | {percent(l['mastery'])} | "
+        behind = table_cell(", ".join(map(str, l["behind"]))) or "—"
+        lines.append(f"| {table_cell(l['profile'])} | {table_cell(l['status'])} | {behind} | {percent(l['mastery'])} | "
                      f"{l['reviews'] if l['reviews'] is not None else '—'} | {percent(l['retention'])} | {streak} | "
                      f"{date_only(l['last_studied_ms'])} | {exam_text} |")
     lines += ["", "## Hardest decks", "", "| deck | learners | reviews | retention | mean mastery |", "|---|---|---|---|---|"]
