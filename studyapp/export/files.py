@@ -165,9 +165,13 @@ def refuse_unless_replaceable(path: Path, *, example: str) -> None:
                             code="usage")
     if not stat.S_ISREG(info.st_mode):  # pragma: no cover - every kind is named above
         raise StudyappError(f"cannot write {path}: it is not a regular file; choose a file name (for example -o {example})")
-    if not info.st_mode & stat.S_IWUSR or not os.access(path, os.W_OK, follow_symlinks=False):
-        raise StudyappError(f"cannot write {path}: it is read-only (mode {stat.S_IMODE(info.st_mode):04o}); make it "
-                            f"writable (chmod u+w {path}) to replace it, or choose another name (for example -o {example})")
+    mode = stat.S_IMODE(info.st_mode)
+    if not info.st_mode & stat.S_IWUSR:
+        raise StudyappError(f"cannot write {path}: it is read-only (mode {mode:04o}); make it writable "
+                            f"(chmod u+w {path}) to replace it, or choose another name (for example -o {example})")
+    if not os.access(path, os.W_OK, follow_symlinks=False):
+        raise StudyappError(f"cannot write {path}: this user may not write it (mode {mode:04o}, owner uid "
+                            f"{info.st_uid}); choose another name (for example -o {example}), or ask its owner")
 
 
 def _mode_for(path: Path) -> int:
