@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -50,13 +52,19 @@ def run_export(context, args) -> int:
         # Anki's File > Import picks packages by their extension; a .txt would be taken for a text import.
         raise StudyappError(f"-o {args.output}: an Anki package's name must end in .apkg "
                             f"(for example -o {output.with_suffix('.apkg')})", code="usage")
+    from ..export.anki import check_output
+
+    # Before the decks load (seconds for a big bank): a path that cannot be replaced fails at once.
+    check_output(output)
     catalog = context.catalog()
     decks = catalog.select(args.deck_ids)
     _refuse_failing_decks(catalog, decks, named=bool(args.deck_ids))
     # Only the texts change with the language: note ids come from deck and card ids alone.
     decks = localize_all(decks, context.lang)
     schedule = _progress(context, decks) if getattr(args, "with_progress", False) else None
-    result = export_anki(decks, output, home=context.home, progress=StderrProgress(sys.stderr), schedule=schedule)
+    with _terminating_cleanly():
+        result = export_anki(decks, output, home=context.home, progress=StderrProgress(sys.stderr),
+                             schedule=schedule)
     for label, old, new in result.kind_changes:
         print(f"studyapp: warning: card {label} changed from {old} to {new}; Anki will not change the type of a "
               "note already in a collection (it reports a conflict and keeps the old note). "
@@ -74,6 +82,30 @@ def run_export(context, args) -> int:
         print(f"With progress: {plural(studied, 'card')} studied, {plural(len(schedule.log), 'review')} in the log; "
               "in Anki, import it with 'Import any learning progress' ticked (see docs/export.md)")
     return 0
+
+
+@contextlib.contextmanager
+def _terminating_cleanly():
+    """SIGTERM and SIGHUP (a closed terminal, a timeout, a service stop) end the export as Ctrl+C does,
+    through the code that removes its temporary package and scratch folder: by default Python dies
+    at once and leaves both behind."""
+    def stop(signum, _frame):
+        print(f"studyapp: {signal.Signals(signum).name}: export stopped; the previous package is unchanged",
+              file=sys.stderr)
+        raise SystemExit(128 + signum)
+
+    previous = {}
+    try:
+        for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None:
+                previous[signum] = signal.signal(signum, stop)
+    except ValueError:  # not the main thread (a test calling run_export): nothing to install
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _progress(context, decks):

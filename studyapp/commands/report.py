@@ -26,7 +26,7 @@ def run_report(context, args) -> int:
         print(learner_html(report, collect_series(context.location, context.catalog())), end="", file=context.stdout)
         return 0
     if args.format == "json":
-        print(json.dumps(report, ensure_ascii=False, indent=2))
+        print(json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False))
     else:
         from ..onboarding.report import to_markdown
 
@@ -49,7 +49,7 @@ def _merge(args) -> int:
 
         print(team_html(summary), end="")
     elif args.format == "json":
-        print(json.dumps(summary, ensure_ascii=False, indent=2))
+        print(json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False))
     else:
         print(team_markdown(summary), end="")
     return 1 if result.rejected else 0
@@ -93,7 +93,7 @@ def _team(context, args) -> int:
         print(team_html(summary), end="", file=context.stdout)
         return 0
     if args.format == "json":
-        print(json.dumps(summary, ensure_ascii=False, indent=2), file=context.stdout)
+        print(json.dumps(summary, ensure_ascii=False, indent=2, allow_nan=False), file=context.stdout)
     else:
         print(team_markdown(summary), end="", file=context.stdout)
     return 0

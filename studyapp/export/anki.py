@@ -24,7 +24,7 @@ from ..core.anki_ids import anki_card_id
 from ..core.models import Card, Deck, item_key
 from ..core.problems import StudyappError
 from .fields import DeckTags, document_title, fields_for, note_guid, plain
-from .files import replacing
+from .files import TEMP_PREFIX, refuse_unless_replaceable, remove_leftovers, replacing, scratch_folder
 from .ledger import Ledger, Stamper, local_ledger_path, shipped_ledger_path
 from .notetypes import FIELDS, NOTE_TYPES, PARENT_DECK_ID, PARENT_DECK_NAME, NoteType
 
@@ -223,7 +223,8 @@ def anki_deck_names(decks: list[Deck]) -> dict[str, str]:
         title = clean(deck.title)
         if counts[title.casefold()] > 1:  # Anki matches decks by name, ignoring case: keep them apart
             title = f"{title} ({deck.id})"
-        names[deck.id] = f"{PARENT_DECK_NAME}::{title}"
+        # Escaped as a field is: templates show it with {{Deck}} and {{Subdeck}}, as it is.
+        names[deck.id] = f"{PARENT_DECK_NAME}::{plain(title)}"
     return names
 
 
@@ -308,20 +309,24 @@ def _description(deck: Deck) -> str:
 
 
 def check_output(output: Path) -> None:
-    """Refuse an output path that cannot work before doing any work (or remembering any times)."""
-    if output.is_dir():
-        raise StudyappError(f"cannot write {output}: it is a folder; give a file name such as {output / 'decks.apkg'}",
-                            code="usage")
+    """Refuse an output path that cannot work before doing any work (or remembering any times):
+    a folder, a missing folder, and anything but a regular file this process may replace."""
+    refuse_unless_replaceable(output, example=_example(output))
     folder = output.parent
     if not folder.is_dir():
         raise StudyappError(f"cannot write {output}: the folder {folder} does not exist; create it first")
+
+
+def _example(output: Path) -> str:
+    return "decks.apkg" if output.name in ("", "decks.apkg") or output.is_dir() else f"{output.stem}-export.apkg"
 
 
 def _write_atomically(package: genanki.Package, output: Path, now: float,
                       finish: Callable[[sqlite3.Connection], None] | None = None) -> None:
     check_output(output)
     try:
-        with replacing(output) as temporary, tempfile.TemporaryDirectory(prefix="studyapp-export-") as scratch:
+        with replacing(output, prefix=f"{TEMP_PREFIX}{output.name}.", before_replace=check_output) as temporary, \
+                scratch_folder() as scratch:
             # genanki's own write_to_file leaves its SQLite file behind in /tmp; this does not.
             database = Path(scratch) / "collection.anki2"
             connection = sqlite3.connect(database)
@@ -343,6 +348,10 @@ def _write_atomically(package: genanki.Package, output: Path, now: float,
                 archive.writestr("media", "{}")
     except OSError as error:
         raise StudyappError(f"cannot write {output}: {error.strerror or error}") from None
+    except sqlite3.Error as error:
+        # The collection is built in the temporary folder before it is zipped beside the output.
+        raise StudyappError(f"cannot write {output}: building its collection in {tempfile.gettempdir()} failed "
+                            f"({error}); free space there, or set TMPDIR to a folder with room") from None
 
 
 def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Callable[[], float] = time.time,
@@ -355,6 +364,8 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
     if not decks:
         raise StudyappError("there are no decks to export; add a deck folder with --decks DIR")
     check_output(Path(output))
+    # What exports killed with SIGKILL left (their temporary package, their scratch collection).
+    remove_leftovers(Path(output).parent, *([Path(home)] if home is not None else []))
     now = clock()
     folders = list(dict.fromkeys(Path(deck.path).resolve().parent for deck in decks))
     shipped = [Ledger.load(shipped_ledger_path(folder)) for folder in folders]
@@ -363,7 +374,7 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
     local = Ledger()
     if local_path is not None:
         try:
-            local = Ledger.load(local_path)
+            local = Ledger.load(local_path, replaceable=True)
         except StudyappError as error:
             # Losing the local ledger is harmless: changes are stamped again, later.
             ledger_warning = f"{error.format()}; starting a new one"

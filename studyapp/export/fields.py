@@ -173,14 +173,17 @@ def _choice(card: Card, second: Card | None = None) -> tuple[str, str]:
 
 
 def note_tags(card: Card, deck: Deck) -> list[str]:
-    """The deck's tags, the card's, then where it comes from and its type (Anki ignores case)."""
+    """The deck's tags, the card's, then where it comes from and its type (Anki ignores case).
+
+    Escaped as a field's text is: Anki puts a note's tags into any template with ``{{Tags}}`` as
+    they are, so a tag ``<img/src=x/onerror=...>`` would run there, and ``[sound:...]`` would play."""
     tags = [*deck.tags, *card.tags, f"studyapp::deck::{deck.id}", f"studyapp::type::{card.type}"]
     seen: set[str] = set()
     unique = []
     for tag in tags:
         if tag.casefold() not in seen:
             seen.add(tag.casefold())
-            unique.append(tag)
+            unique.append(plain(tag))
     return unique
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.problems import StudyappError
-from .files import replacing
+from .files import TEMP_PREFIX, replacing
 
 LEDGER_NAME = "anki-ledger.json"
 SCHEMA = 1
@@ -75,8 +75,11 @@ class Ledger:
     notetypes: dict[str, Entry] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path) -> Ledger:
-        """The ledger at ``path``; empty when there is none. Raises StudyappError when unreadable."""
+    def load(cls, path: Path, *, replaceable: bool = False) -> Ledger:
+        """The ledger at ``path``; empty when there is none. Raises StudyappError when unreadable.
+
+        ``replaceable``: the learner's own ledger, which the caller replaces rather than asks about."""
+        advice = "" if replaceable else "; " + _MOVE_ASIDE.format(path=path)
         try:
             text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -87,8 +90,13 @@ class Ledger:
         try:
             document = json.loads(text)
         except json.JSONDecodeError as error:
-            raise StudyappError(f"the Anki export ledger is not valid JSON: {error.msg}", path=path,
-                                line=error.lineno, column=error.colno, code="ledger") from None
+            raise StudyappError(f"the Anki export ledger is not valid JSON: {error.msg}{advice}",
+                                path=path, line=error.lineno, column=error.colno, code="ledger") from None
+        except RecursionError:
+            # A ledger is three levels deep; the parser gives up near a thousand.
+            raise StudyappError(f"the Anki export ledger is nested far deeper than a ledger is (three levels), so it "
+                                f"is no ledger studyapp wrote{advice}", path=path, line=1,
+                                column=1, code="ledger") from None
         try:
             if document.get("schema") != SCHEMA:
                 raise ValueError(f"schema {document.get('schema')!r} is not {SCHEMA}")
@@ -96,9 +104,9 @@ class Ledger:
                 notes={str(k): _entry(v) for k, v in document.get("notes", {}).items()},
                 notetypes={str(k): _entry(v) for k, v in document.get("notetypes", {}).items()},
             )
-        except (AttributeError, TypeError, ValueError, KeyError) as error:
-            raise StudyappError(f"the Anki export ledger has an unexpected shape ({error}); "
-                                f"regenerate it with '{UPDATE_COMMAND}'", path=path, line=1, column=1,
+        except (AttributeError, TypeError, ValueError, KeyError, OverflowError) as error:
+            raise StudyappError(f"the Anki export ledger has an unexpected shape ({error}){advice}", path=path,
+                                line=1, column=1,
                                 code="ledger") from None
 
     def to_text(self) -> str:
@@ -122,8 +130,19 @@ class Ledger:
         write_atomically(Path(path), self.to_text().encode("utf-8"))
 
 
+# Whole seconds, as Anki keeps modification times; past the year 9999 no calendar shows it and
+# past 2**63 SQLite cannot hold it.
+MAX_MTIME = 253_402_300_799
+_MOVE_ASIDE = ("regenerate it with '" + UPDATE_COMMAND + "', or move it aside (mv {path} {path}.broken) and export "
+               "again: export works without it, though Anki may then update notes it imported before (replacing "
+               "edits made to them in Anki)")
+
+
 def _entry(value) -> Entry:
-    return Entry(str(value["hash"]), int(value["mtime"]), str(value.get("label", "")), str(value.get("kind", "")))
+    mtime = value["mtime"]
+    if type(mtime) is not int or not 0 <= mtime <= MAX_MTIME:
+        raise ValueError(f"mtime {mtime!r} is not whole seconds from 0 to {MAX_MTIME}")
+    return Entry(str(value["hash"]), mtime, str(value.get("label", "")), str(value.get("kind", "")))
 
 
 def _reason(error: OSError | UnicodeDecodeError) -> str:
@@ -133,7 +152,8 @@ def _reason(error: OSError | UnicodeDecodeError) -> str:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    with replacing(path) as temporary:
+    # Named as an export's temporary files are, so that one a kill left is removed by the next export.
+    with replacing(path, prefix=f"{TEMP_PREFIX}{path.name}.") as temporary:
         temporary.write_bytes(data)
 
 

@@ -3,16 +3,21 @@
 Reports from this report version merge as they are. A report with missing fields is merged
 with those figures left blank and a warning naming them; a file that is not a studyapp
 report, or that a newer studyapp wrote, is rejected with a message that says what to do.
-Nothing here raises for bad input.
+Every field is checked against the report's schema first (report_schema.py): a file with
+a field of the wrong type or range is rejected with its path, line and the field's JSON path,
+and the other files merge without it. Nothing here raises for bad input.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .report import REPORT_FORMAT, REPORT_VERSION, date_only, percent, table_cell
+from .report_schema import FLAG, MAX_DEPTH, check, locate, too_deep
 
 # field -> default when missing (a report of this version should have them all)
 TOP_FIELDS = {"profile": None, "generated_ms": 0, "totals": {}, "decks": [], "tracks": [], "exams": [], "cards": []}
@@ -29,45 +34,81 @@ class MergeResult:
     rejected: list[str] = field(default_factory=list)
 
 
+REGENERATE = "pass the JSON written by 'studyapp report --format json'"
+
+
 def read_report(path: Path) -> tuple[dict | None, list[str]]:
     """(report, warnings) or (None, [why it was rejected])."""
     where = str(path)
     try:
+        # A FIFO or a device would block the merge or never end: only a file can be a report.
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None, [f"{where}: error: not a regular file; {REGENERATE}"]
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         return None, [f"{where}: error: cannot read the file ({getattr(error, 'strerror', None) or error}); "
-                      "pass the JSON written by 'studyapp report --format json'"]
+                      f"{REGENERATE}"]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        return None, [f"{where}:{error.lineno}:{error.colno}: error: not valid JSON ({error.msg}); "
-                      "pass the JSON written by 'studyapp report --format json'"]
+        return None, [f"{where}:{error.lineno}:{error.colno}: error: not valid JSON ({error.msg}); {REGENERATE}"]
+    except RecursionError:
+        line, column = too_deep(text) or (1, 1)
+        return None, [f"{where}:{line}:{column}: error: nested more than {MAX_DEPTH} levels deep, which no "
+                      f"studyapp report is; {REGENERATE}"]
     if not isinstance(data, dict) or data.get("format") != REPORT_FORMAT:
-        return None, [f"{where}: error: not a studyapp report (no \"format\": \"{REPORT_FORMAT}\"); "
-                      "pass the JSON written by 'studyapp report --format json'"]
+        return None, [f"{where}: error: not a studyapp report (no \"format\": \"{REPORT_FORMAT}\"); {REGENERATE}"]
     version = data.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
+    if type(version) is not int:
         return None, [f"{where}: error: the report has no valid version number; regenerate it with 'studyapp report --format json'"]
     if version > REPORT_VERSION:
-        return None, [f"{where}: error: report version {version} was written by a newer studyapp "
-                      f"({data.get('studyapp', 'unknown')}); this one reads up to version {REPORT_VERSION}: upgrade studyapp to merge it"]
+        writer = data.get("studyapp")
+        writer = writer[:40] if isinstance(writer, str) else "unknown"
+        return None, [f"{where}: error: report version {version} was written by a newer studyapp ({writer}); "
+                      f"this one reads version {REPORT_VERSION}: upgrade studyapp to merge it"]
+    if version != REPORT_VERSION:
+        return None, [f"{where}: error: report version {version} is not one studyapp writes (it writes version "
+                      f"{REPORT_VERSION}); regenerate it with 'studyapp report --format json'"]
+    problems = check(data)
+    if problems:
+        first = problems[0]
+        line, column = locate(text, first.path)
+        more = ""
+        if len(problems) > 1:
+            others = ", ".join(p.json_path for p in problems[1:4]) + (", ..." if len(problems) > 4 else "")
+            more = f" (and {len(problems) - 1}{'+' if len(problems) >= 20 else ''} more: {others})"
+        return None, [f"{where}:{line}:{column}: error: {first.json_path} is {first.found}, expected "
+                      f"{first.expected}{more}; this is not a report as studyapp writes it: regenerate it with "
+                      "'studyapp report --format json' (the other files are merged without it)"]
     warnings = []
     missing = [name for name in TOP_FIELDS if name not in data]
-    totals = data.get("totals") if isinstance(data.get("totals"), dict) else {}
+    totals = data.get("totals", {})
     missing += [f"totals.{name}" for name in TOTAL_FIELDS if name not in totals]
     for name, default in TOP_FIELDS.items():
-        if default is not None and not isinstance(data.get(name), type(default)):
+        if default is not None and name not in data:
             data[name] = type(default)()  # an empty list or mapping, or 0
     data["totals"] = {name: totals.get(name) for name in TOTAL_FIELDS}
     flags = data.get("flags", [])
     if not isinstance(flags, list):
         warnings.append(f"{where}: warning: \"flags\" is not a list; merged without this learner's flags")
         flags = []
-    kept = [f for f in flags if isinstance(f, dict) and isinstance(f.get("key"), str) and isinstance(f.get("note"), str)]
+    kept = [(index, f) for index, f in enumerate(flags) if isinstance(f, dict) and "key" in f and "note" in f]
     if len(kept) < len(flags):
         warnings.append(f"{where}: warning: {len(flags) - len(kept)} flag(s) without a \"key\" and a \"note\" "
                         "left out")
-    data["flags"] = kept
+    fitting = []
+    for index, flag in kept:
+        wrong = check(flag, FLAG, limit=1, at=("flags", index))
+        if wrong:
+            line, column = locate(text, wrong[0].path)
+            warnings.append(f"{where}:{line}:{column}: warning: {wrong[0].json_path} is {wrong[0].found}, expected "
+                            f"{wrong[0].expected}; that flag is left out")
+        else:
+            fitting.append(flag)
+    data["flags"] = fitting
+    # Each list's entries are used by their ids: one without is left out rather than guessed at.
+    data["decks"] = [d for d in data["decks"] if "id" in d]
+    data["cards"] = [c for c in data["cards"] if "key" in c]
     if not data.get("profile"):
         data["profile"] = path.stem
     if missing:
@@ -170,17 +211,18 @@ def team_markdown(summary: dict) -> str:
         exam = l["last_exam"]
         exam_text = "—" if exam is None else f"{percent(exam['score'])} ({'passed' if exam['passed'] else 'not passed'})"
         streak = "—" if l["streak_days"] is None else f"{l['streak_days']} d"
-        lines.append(f"| {l['profile']} | {l['status']} | {', '.join(l['behind']) or '—'} | {percent(l['mastery'])} | "
+        behind = table_cell(", ".join(map(str, l["behind"]))) or "—"
+        lines.append(f"| {table_cell(l['profile'])} | {table_cell(l['status'])} | {behind} | {percent(l['mastery'])} | "
                      f"{l['reviews'] if l['reviews'] is not None else '—'} | {percent(l['retention'])} | {streak} | "
                      f"{date_only(l['last_studied_ms'])} | {exam_text} |")
     lines += ["", "## Hardest decks", "", "| deck | learners | reviews | retention | mean mastery |", "|---|---|---|---|---|"]
     for d in summary["decks"]:
-        lines.append(f"| {d['id']} | {d['learners']} | {d['reviews']} | {percent(d['retention'])} | {percent(d['mastery'])} |")
+        lines.append(f"| {table_cell(d['id'])} | {d['learners']} | {d['reviews']} | {percent(d['retention'])} | {percent(d['mastery'])} |")
     lines += ["", f"## Hardest cards (at least {HARD_CARD_MIN_REVIEWS} reviews across the team)", ""]
     if summary["cards"]:
         lines += ["| card | learners | reviews | again |", "|---|---|---|---|"]
         for c in summary["cards"]:
-            lines.append(f"| {c['key']} | {c['learners']} | {c['reviews']} | {c['again']} ({percent(c['again_share'])}) |")
+            lines.append(f"| {table_cell(c['key'])} | {c['learners']} | {c['reviews']} | {c['again']} ({percent(c['again_share'])}) |")
     else:
         lines.append("No card has been missed often enough to stand out yet.")
     lines += ["", "## Flags from learners", ""]
@@ -188,7 +230,7 @@ def team_markdown(summary: dict) -> str:
         lines += ["| item | learner | note | flagged |", "|---|---|---|---|"]
         for f in summary["flags"]:
             lines.append(f"| {table_cell(f['key'])} | {table_cell(f['profile'])} | {table_cell(f['note']) or '(no note)'} | "
-                         f"{(f.get('date') or '—')[:10]} |")
+                         f"{table_cell((f.get('date') or '—')[:10])} |")
     else:
         lines.append("No learner has flagged a card.")
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ against hand-computed figures on a scripted history.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -27,6 +28,7 @@ from ..core.curriculum import Curriculum
 from ..core.grades import AGAIN
 from ..core.models import Deck
 from ..core.queue import group_keys
+from ..core.terminal_text import visible_line
 from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, by_span, true_retention
 
 REPORT_FORMAT = "studyapp-report"
@@ -317,10 +319,10 @@ def date_only(ms: int | None) -> str:
 def to_markdown(report: dict) -> str:
     t = report["totals"]
     lines = [
-        f"# Progress report: {report['profile']}",
+        f"# Progress report: {md(report['profile'])}",
         "",
         f"Generated {report['generated']} by studyapp {report['studyapp']}."
-        + (f" Curriculum: {report['curriculum']}." if report.get("curriculum") else ""),
+        + (f" Curriculum: {md(report['curriculum'])}." if report.get("curriculum") else ""),
         "",
         f"- Mastery: {t['mastered_facts']} of {t['facts']} facts ({percent(t['mastery'])}; {t['items']} items); "
         f"{report['mastery_rule']}.",
@@ -331,16 +333,16 @@ def to_markdown(report: dict) -> str:
         f"started {date_only(t['started_ms'])}, last studied {date_only(t['last_studied_ms'])}.",
     ]
     if report.get("next"):
-        lines.append(f"- Next: study **{report['next']['title']}** (`{report['next']['deck']}`).")
+        lines.append(f"- Next: study **{md(report['next']['title'])}** ({md(report['next']['deck'])}).")
     if report["tracks"]:
         lines += ["", "## Tracks", "", "| track | decks | mastery | target | status | deadline |", "|---|---|---|---|---|---|"]
         for track in report["tracks"]:
-            lines.append(f"| {track['title']} | {len(track['decks'])} | {percent(track['mastery'])} | "
-                         f"{percent(track['target'])} | {track['status']} | {track['deadline'] or '—'} |")
+            lines.append(f"| {md(track['title'])} | {len(track['decks'])} | {percent(track['mastery'])} | "
+                         f"{percent(track['target'])} | {md(track['status'])} | {md(track['deadline'] or '—')} |")
     lines += ["", "## Decks", "", "| deck | items | facts | mastered facts | mastery | reviews | retention | time | "
               "last studied |", "|---|---|---|---|---|---|---|---|---|"]
     for deck in report["decks"]:
-        lines.append(f"| {deck['id']} | {deck['items']} | {deck['facts']} | {deck['mastered_facts']} | "
+        lines.append(f"| {md(deck['id'])} | {deck['items']} | {deck['facts']} | {deck['mastered_facts']} | "
                      f"{percent(deck['mastery'])} | "
                      f"{deck['reviews']} | {percent(deck['retention'])} | {duration(deck['time_ms'])} | "
                      f"{date_only(deck['last_studied_ms'])} |")
@@ -348,7 +350,7 @@ def to_markdown(report: dict) -> str:
     if report["exams"]:
         lines += ["| date | decks | score | pass mark | result |", "|---|---|---|---|---|"]
         for exam in report["exams"]:
-            lines.append(f"| {exam['date'][:10]} | {', '.join(exam['decks'])} | {exam['correct']}/{exam['questions']} "
+            lines.append(f"| {exam['date'][:10]} | {md(', '.join(exam['decks']))} | {exam['correct']}/{exam['questions']} "
                          f"({percent(exam['score'])}) | {percent(exam['pass_mark'])} | "
                          f"{'passed' if exam['passed'] else 'not passed'} |")
     else:
@@ -366,6 +368,22 @@ def to_markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table_cell(text: str) -> str:
-    """Text inside one Markdown table cell: a pipe or a line break of a note must not end the cell or row."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+# What Markdown (CommonMark and GitHub's tables) would read as syntax in a value: HTML and
+# entities, link and image brackets, emphasis and code marks, and the pipe that ends a cell.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]|~<>&]")
+_MARKDOWN_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def table_cell(text) -> str:
+    """A value studyapp did not write (a name, a deck id, a title, a note), as Markdown that shows it as
+    written and nothing else: one line (a line break would end the row, so whitespace runs become a
+    space), no HTML, no link or image, no emphasis, and no pipe that ends the cell and forges a row.
+    Control characters are shown as escapes (``\\x1b``), as on the terminal. A bare web address stays
+    text that renderers may link, showing the whole address: it is what the learner wrote."""
+    text = visible_line(" ".join(str(text).split()))
+    if not _MARKDOWN_SPECIAL.search(text):
+        return text
+    return _MARKDOWN_SPECIAL.sub(lambda m: _MARKDOWN_ESCAPES.get(m.group(), "\\" + m.group()), text)
+
+
+md = table_cell
