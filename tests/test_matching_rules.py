@@ -98,7 +98,7 @@ def test_a_chinese_homophone_typo_is_forgiven_when_only_one_side_carries_polarit
 def test_a_long_chinese_answer_with_one_typo_is_forgiven():
     # Over 200 characters difflib's autojunk would treat common characters as noise and pair
     # polar characters up in one large replacement, taking the typo for a flipped meaning.
-    answer = "前向传播计算损失，反向传播计算梯度。" * 12
+    answer = "前向传播计算损失，反向传播计算梯度。" * 14  # 224 characters once the punctuation is folded away
     typed = answer[:100] + "钟" + answer[101:]
     assert check_typed(typed, basic(answer)).reason == "accepted with 1 typo"
 

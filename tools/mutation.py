@@ -44,6 +44,9 @@ class Target:
     what: str
     modules: tuple[str, ...]
     tests: tuple[str, ...]  # globs under the repository
+    # Tests left out of the run: a command line run in a subprocess from another folder loads the
+    # mutated package, whose trampolines look for mutmut's settings in that folder and fail.
+    deselect: tuple[str, ...] = ()
 
 
 TARGETS = (
@@ -61,9 +64,12 @@ TARGETS = (
     Target("anki-ids", "the Anki GUIDs and ledger", ("studyapp/export/ledger.py", "studyapp/export/fields.py"),
            ("tests/test_export_ledger.py", "tests/test_export_anki.py", "tests/test_export_equivalence.py")),
     Target("sync", "the team sync (PostgreSQL)", ("studyapp/sync/client.py", "studyapp/sync/server.py", "studyapp/sync/team.py",
-                                                   "studyapp/sync/config.py"), ("tests/test_sync_pg.py",)),
+                                                   "studyapp/sync/config.py"), ("tests/test_sync_pg.py",),
+           deselect=("tests/test_sync_pg.py::test_the_command_line_syncs_and_never_shows_a_password",)),
     Target("anki-import", "the Anki package reader", ("studyapp/anki/package.py",),
-           ("tests/test_authoring_import.py", "tests/test_anki_import.py", "tests/test_anki_progress.py")),
+           # not test_anki_progress.py: its Anki driver checks that libfaketime set the clock to the
+           # millisecond, which a loaded machine misses
+           ("tests/test_authoring_import.py", "tests/test_anki_import.py")),
 )
 
 
@@ -103,6 +109,7 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str]) -> Outcome
             'source_paths = ["studyapp/"]',
             f"only_mutate = {json.dumps(list(target.modules))}",
             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
+            f"pytest_add_cli_args = {json.dumps([a for test in target.deselect for a in ('--deselect', test)])}",
             # the tests read the bundled decks and seeds from beside the package
             'also_copy = ["decks", "seeds", "studyapp", "tools"]', "",
         ])
