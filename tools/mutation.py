@@ -65,7 +65,7 @@ TARGETS = (
            ("tests/test_export_ledger*.py", "tests/test_export_fields.py", "tests/test_export_anki.py",
             "tests/test_export_equivalence.py")),
     Target("sync", "the team sync (PostgreSQL)", ("studyapp/sync/client.py", "studyapp/sync/server.py", "studyapp/sync/team.py",
-                                                   "studyapp/sync/config.py"), ("tests/test_sync_pg.py",),
+                                                   "studyapp/sync/config.py"), ("tests/test_sync_pg.py", "tests/test_sync_config.py"),
            deselect=("tests/test_sync_pg.py::test_the_command_line_syncs_and_never_shows_a_password",)),
     Target("anki-import", "the Anki package reader", ("studyapp/anki/package.py",),
            # not test_anki_progress.py: its Anki driver checks that libfaketime set the clock to the
