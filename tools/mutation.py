@@ -51,7 +51,7 @@ class Target:
 
 TARGETS = (
     Target("scheduler", "the scheduler", ("studyapp/core/scheduler.py", "studyapp/core/fuzz.py"),
-           ("tests/test_scheduler.py", "tests/test_parity.py", "tests/test_session.py", "tests/test_anki_random.py",
+           ("tests/test_scheduler*.py", "tests/test_parity.py", "tests/test_session.py", "tests/test_anki_random.py",
             "tests/test_load_balancer_session.py", "tests/test_escapes.py")),
     Target("matching", "answer matching", ("studyapp/core/matching.py",),
            ("tests/test_quiz_core.py", "tests/test_matching*.py", "tests/test_escapes.py")),
