@@ -79,3 +79,28 @@ def test_the_sync_summary_counts_both_directions():
         "Synced ana: 1 answer up, 2 down, 1 undone; 3 exams up, 4 down; 5 items brought up to date")
     assert SyncResult("bob", uploaded=2).summary() == (
         "Synced bob: 2 answers up, 0 down; 0 exams up, 0 down; 0 items brought up to date")
+
+
+def test_an_unreachable_server_is_named_without_its_password(monkeypatch):
+    from psycopg.conninfo import conninfo_to_dict
+
+    from studyapp.sync.client import connect
+
+    with pytest.raises(StudyappError) as raised:
+        connect("postgresql://ana:s3cret@127.0.0.1:1/nowhere")
+    message = raised.value.message
+    assert message.startswith("cannot reach the team server ") and "s3cret" not in message
+    shown, detail = message.removeprefix("cannot reach the team server ").split(": ", 1)
+    assert conninfo_to_dict(shown) == {"user": "ana", "host": "127.0.0.1", "port": "1", "dbname": "nowhere"}
+    assert "Connection refused" in detail and "\n" not in detail
+
+
+def test_without_psycopg_sync_says_what_to_install(monkeypatch):
+    import sys
+
+    from studyapp.sync.client import connect
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    with pytest.raises(StudyappError) as raised:
+        connect("postgresql://127.0.0.1/test")
+    assert raised.value.message == "syncing needs psycopg: pip install 'studyapp[team]'"
