@@ -1,0 +1,237 @@
+"""`studyapp report --merge`: the team lead's table, figure by figure and message by message.
+
+The reports are written by hand here (not by build_report), so every team figure below is
+worked out from them in the comments: learners in profile order with their status, decks
+hardest first, cards missed most, flags gathered by card, and each rejection and warning
+word for word, since the lead acts on what those messages say.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from studyapp.onboarding.merge import merge_reports, read_report, team_markdown, team_summary
+
+FULL_TOTALS = {"items": 10, "mastered": 4, "mastery": 0.4, "reviews": 30, "retention": 0.8, "time_ms": 600_000,
+               "streak_days": 3, "last_studied_ms": 1_767_607_200_000}  # 2026-01-05T10:00Z
+
+
+def base(**fields) -> dict:
+    return {"format": "studyapp-report", "version": 1, **fields}
+
+
+ANA = base(
+    profile="ana", generated_ms=1000, totals=FULL_TOTALS,
+    tracks=[{"id": "basics", "status": "behind"}, {"id": "advanced", "status": "behind"}, {"id": "extra", "status": "on track"},
+            "junk"],
+    exams=[{"score": 0.5, "passed": False}, "junk", {"score": 0.9, "passed": True}],
+    decks=[{"id": "alpha", "reviews": 10, "retention": 0.8, "retention_answers": 5, "mastery": 0.5},
+           {"id": "beta", "reviews": 4, "retention": 0.5, "mastery": 0.25}],  # an older report: no retention_answers
+    cards=[{"key": "alpha/a", "reviews": 4, "again": 1}, {"key": "alpha/b", "reviews": 2, "again": 2}],
+    flags=[{"key": "beta/x/main", "note": "two | answers", "time_ms": 2000, "date": "2026-01-05T10:00:00Z"}],
+)
+BOB = base(
+    profile="bob", generated_ms=500,
+    totals={"items": 5, "mastered": 5, "mastery": 1.0, "reviews": 12, "retention": 0.5, "time_ms": 60_000,
+            "streak_days": None, "last_studied_ms": None},
+    tracks=[{"id": "basics", "status": "done"}, {"id": "advanced", "status": "done"}],
+    exams=[{"score": 0.4, "passed": False}],
+    decks=[{"id": "alpha", "reviews": 6, "retention": 0.5, "retention_answers": 4, "mastery": 0.3},
+           {"id": "gamma", "reviews": 0, "mastery": 0.1},
+           {"id": "delta", "reviews": 2, "retention": 0.5, "retention_answers": 2, "mastery": 0.2}],
+    cards=[{"key": "alpha/a", "reviews": 2, "again": 1}, {"key": "alpha/c", "reviews": 3, "again": 0}],
+    flags=[{"key": "beta/x/main", "note": "", "time_ms": 1000}, {"key": "alpha/a/main", "note": "typo", "time_ms": None}],
+)
+# No profile (the file's name stands in), no curriculum, no totals, junk rows that are skipped.
+CARL = base(
+    generated_ms=700, tracks=[], exams=[],
+    decks=["junk", {"reviews": 5}, {"id": "epsilon", "reviews": 3, "retention": 0, "retention_answers": 3, "mastery": 0}],
+    cards=["junk", {"reviews": 9}, {"key": "beta/z", "reviews": 3, "again": 1}, {"key": "alpha/b", "reviews": None, "again": 0}],
+    flags=[{"key": "alpha/a/main", "note": "also", "time_ms": 0}, {"key": "no-note"}],
+)
+
+
+def write(tmp_path, name, data) -> str:
+    path = tmp_path / name
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def team(tmp_path):
+    # Given out of profile order: the table is in profile order all the same.
+    paths = [write(tmp_path, "carl.json", CARL), write(tmp_path, "bob.json", BOB), write(tmp_path, "ana.json", ANA)]
+    return tmp_path, merge_reports(paths)
+
+
+def test_each_learner_in_profile_order_with_status_totals_and_last_exam(team):
+    tmp_path, result = team
+    summary = team_summary(result)
+    assert summary["format"] == "studyapp-team-report" and summary["version"] == 1
+    assert summary["learners"] == [
+        {"profile": "ana", "status": "behind", "behind": ["basics", "advanced"], "mastery": 0.4, "reviews": 30, "retention": 0.8,
+         "time_ms": 600_000, "streak_days": 3, "last_studied_ms": 1_767_607_200_000,
+         "last_exam": {"score": 0.9, "passed": True}},  # the last exam, the junk row skipped
+        {"profile": "bob", "status": "done", "behind": [], "mastery": 1.0, "reviews": 12, "retention": 0.5,
+         "time_ms": 60_000, "streak_days": None, "last_studied_ms": None, "last_exam": {"score": 0.4, "passed": False}},
+        {"profile": "carl", "status": "no curriculum", "behind": [], "mastery": None, "reviews": None, "retention": None,
+         "time_ms": None, "streak_days": None, "last_studied_ms": None, "last_exam": None},
+    ]
+    # Carl's missing totals are read as blanks, every one of them present
+    assert result.learners[2]["totals"] == dict.fromkeys(FULL_TOTALS)
+    assert result.warnings == [
+        f"{tmp_path / 'carl.json'}: warning: 1 flag(s) without a \"key\" and a \"note\" left out",
+        f"{tmp_path / 'carl.json'}: warning: report version 1 lacks profile, totals, totals.items, totals.mastered, "
+        "totals.mastery, totals.reviews, totals.retention, totals.time_ms, totals.streak_days, "
+        "totals.last_studied_ms; merged with those figures left blank",
+    ]
+    assert summary["warnings"] == result.warnings and summary["rejected"] == [] == result.rejected
+
+
+def test_decks_hardest_first_from_each_learners_retention_answers(team):
+    _, result = team
+    # epsilon: carl passed 0 of 3 -> 0%.  delta: bob 1 of 2 -> 50%, mastery 0.2.
+    # beta: ana's older report has no retention_answers, so her 4 reviews count: 2 of 4 -> 50%, mastery 0.25
+    # (ties delta on retention; lower mastery is harder).  alpha: ana 4 of 5 + bob 2 of 4 -> 6 of 9,
+    # mastery (0.5 + 0.3) / 2.  gamma: nobody answered, so no retention, and last.
+    assert team_summary(result)["decks"] == [
+        {"id": "epsilon", "learners": 1, "reviews": 3, "retention": 0.0, "mastery": 0.0},
+        {"id": "delta", "learners": 1, "reviews": 2, "retention": 0.5, "mastery": 0.2},
+        {"id": "beta", "learners": 1, "reviews": 4, "retention": 0.5, "mastery": 0.25},
+        {"id": "alpha", "learners": 2, "reviews": 16, "retention": pytest.approx(6 / 9), "mastery": pytest.approx(0.4)},
+        {"id": "gamma", "learners": 1, "reviews": 0, "retention": None, "mastery": 0.1},
+    ]
+
+
+def test_cards_missed_most_with_three_reviews_across_the_team(team):
+    _, result = team
+    # alpha/a: 4 + 2 reviews, 1 + 1 again -> 1/3; beta/z: 3 reviews, 1 again -> 1/3, fewer reviews so after.
+    # alpha/b: 2 reviews (carl's blank counts 0) -> under 3; alpha/c: never missed.
+    assert team_summary(result)["cards"] == [
+        {"key": "alpha/a", "reviews": 6, "again": 2, "learners": 2, "again_share": pytest.approx(1 / 3)},
+        {"key": "beta/z", "reviews": 3, "again": 1, "learners": 1, "again_share": pytest.approx(1 / 3)},
+    ]
+
+
+def test_the_hardest_cards_table_stops_at_ten(tmp_path):
+    cards = [{"key": f"c{i:02d}", "reviews": 10, "again": i} for i in range(1, 13)]
+    result = merge_reports([write(tmp_path, "ana.json", base(profile="ana", cards=cards))])
+    assert [c["key"] for c in team_summary(result)["cards"]] == [f"c{i:02d}" for i in range(12, 2, -1)]
+
+
+def test_flags_gathered_by_card_then_time(team):
+    _, result = team
+    # alpha/a/main: bob's has no time (sorts as 0) and ties carl's 0: profile order.  beta/x/main: bob 1000, ana 2000.
+    assert team_summary(result)["flags"] == [
+        {"profile": "bob", "key": "alpha/a/main", "note": "typo", "time_ms": None, "date": None},
+        {"profile": "carl", "key": "alpha/a/main", "note": "also", "time_ms": 0, "date": None},
+        {"profile": "bob", "key": "beta/x/main", "note": "", "time_ms": 1000, "date": None},
+        {"profile": "ana", "key": "beta/x/main", "note": "two | answers", "time_ms": 2000, "date": "2026-01-05T10:00:00Z"},
+    ]
+
+
+def test_the_team_markdown_word_for_word(team):
+    _, result = team
+    assert team_markdown(team_summary(result)) == "\n".join([
+        "# Team progress", "",
+        "| learner | status | behind on | mastery | reviews | retention | streak | last studied | last exam |",
+        "|---|---|---|---|---|---|---|---|---|",
+        "| ana | behind | basics, advanced | 40% | 30 | 80% | 3 d | 2026-01-05 | 90% (passed) |",
+        "| bob | done | — | 100% | 12 | 50% | — | — | 40% (not passed) |",
+        "| carl | no curriculum | — | — | — | — | — | — | — |",
+        "", "## Hardest decks", "",
+        "| deck | learners | reviews | retention | mean mastery |", "|---|---|---|---|---|",
+        "| epsilon | 1 | 3 | 0% | 0% |",
+        "| delta | 1 | 2 | 50% | 20% |",
+        "| beta | 1 | 4 | 50% | 25% |",
+        "| alpha | 2 | 16 | 67% | 40% |",
+        "| gamma | 1 | 0 | — | 10% |",
+        "", "## Hardest cards (at least 3 reviews across the team)", "",
+        "| card | learners | reviews | again |", "|---|---|---|---|",
+        "| alpha/a | 2 | 6 | 2 (33%) |",
+        "| beta/z | 1 | 3 | 1 (33%) |",
+        "", "## Flags from learners", "",
+        "| item | learner | note | flagged |", "|---|---|---|---|",
+        "| alpha/a/main | bob | typo | — |",
+        "| alpha/a/main | carl | also | — |",
+        "| beta/x/main | bob | (no note) | — |",
+        "| beta/x/main | ana | two \\| answers | 2026-01-05 |",
+    ]) + "\n"
+
+
+def test_a_team_with_nothing_to_show_says_so(tmp_path):
+    result = merge_reports([write(tmp_path, "dora.json", base(profile="dora"))])
+    text = team_markdown(team_summary(result))
+    assert text.endswith("\n".join([
+        "| dora | no curriculum | — | — | — | — | — | — | — |",
+        "", "## Hardest decks", "",
+        "| deck | learners | reviews | retention | mean mastery |", "|---|---|---|---|---|",
+        "", "## Hardest cards (at least 3 reviews across the team)", "",
+        "No card has been missed often enough to stand out yet.",
+        "", "## Flags from learners", "",
+        "No learner has flagged a card.",
+    ]) + "\n")
+
+
+def test_the_newer_report_of_a_profile_wins_and_the_warning_names_the_kept_file(tmp_path):
+    # a (1), then b (2, newer: replaces a), then c and d (no time, 0: older than b, so b stays)
+    files = [write(tmp_path, "a.json", base(profile="p", generated_ms=1, totals={"reviews": 1})),
+             write(tmp_path, "b.json", base(profile="p", generated_ms=2, totals={"reviews": 2})),
+             write(tmp_path, "c.json", base(profile="p", totals={"reviews": 3})),
+             write(tmp_path, "d.json", base(profile="p", generated_ms=0, totals={"reviews": 4}))]
+    result = merge_reports(files)
+    assert [l["totals"]["reviews"] for l in result.learners] == [2]
+    also = [w for w in result.warnings if "also in" in w]
+    assert also == [f"{tmp_path / 'b.json'}: warning: profile 'p' also in {tmp_path / 'a.json'}; the newer report is used",
+                    f"{tmp_path / 'c.json'}: warning: profile 'p' also in {tmp_path / 'b.json'}; the newer report is used",
+                    f"{tmp_path / 'd.json'}: warning: profile 'p' also in {tmp_path / 'b.json'}; the newer report is used"]
+
+
+@pytest.mark.parametrize("first, second, kept", [(5, 5, "second"), (None, None, "second"), (1, None, "first"),
+                                                  (None, 1, "second")])
+def test_between_reports_of_equal_age_the_later_file_wins(tmp_path, first, second, kept):
+    def report(reviews, generated):
+        return base(profile="p", totals={"reviews": reviews}, **({} if generated is None else {"generated_ms": generated}))
+    result = merge_reports([write(tmp_path, "1.json", report(1, first)), write(tmp_path, "2.json", report(2, second))])
+    assert result.learners[0]["totals"]["reviews"] == (1 if kept == "first" else 2)
+
+
+def test_rejections_say_what_is_wrong_and_what_to_pass(tmp_path):
+    def rejected(name, data):
+        report, messages = read_report(write(tmp_path, name, data) if data is not None else tmp_path / name)
+        assert report is None
+        (message,) = messages
+        return message
+
+    where = lambda name: str(tmp_path / name)  # noqa: E731
+    again = "pass the JSON written by 'studyapp report --format json'"
+    assert rejected("missing.json", None) == (
+        f"{where('missing.json')}: error: cannot read the file (No such file or directory); {again}")
+    assert rejected("latin.json", b"\xff{}") == (
+        f"{where('latin.json')}: error: cannot read the file ('utf-8' codec can't decode byte 0xff in position 0: "
+        f"invalid start byte); {again}")
+    assert rejected("broken.json", '{"format": "studyapp-report",\n "version": 1,,}') == (
+        f"{where('broken.json')}:2:15: error: not valid JSON (Expecting property name enclosed in double quotes); {again}")
+    assert rejected("list.json", [1]) == f"{where('list.json')}: error: not a studyapp report (no \"format\": \"studyapp-report\"); {again}"
+    regenerate = "the report has no valid version number; regenerate it with 'studyapp report --format json'"
+    for version in (True, "1", None, 1.0):
+        data = {"format": "studyapp-report", **({} if version is None else {"version": version})}
+        assert rejected("v.json", data) == f"{where('v.json')}: error: {regenerate}"
+    assert rejected("new.json", base(version=2, studyapp="9.1")) == (
+        f"{where('new.json')}: error: report version 2 was written by a newer studyapp (9.1); this one reads up "
+        "to version 1: upgrade studyapp to merge it")
+    assert rejected("new.json", base(version=2)).split(": error: ")[1].startswith(
+        "report version 2 was written by a newer studyapp (unknown);")
+
+
+def test_totals_that_are_not_a_mapping_merge_as_blanks(tmp_path):
+    report, warnings = read_report(write(tmp_path, "t.json", base(profile="t", totals=[1, 2], decks={}, generated_ms="x")))
+    assert report["totals"] == dict.fromkeys(FULL_TOTALS)
+    assert report["decks"] == [] and report["generated_ms"] == 0 and report["cards"] == []
+    assert warnings == [f"{tmp_path / 't.json'}: warning: report version 1 lacks tracks, exams, cards, "
+                        + ", ".join(f"totals.{name}" for name in FULL_TOTALS) + "; merged with those figures left blank"]

@@ -1,0 +1,122 @@
+"""The scheduler's smaller rules, each at its edge: what a button label says, how Anki counts the
+days since a review, retrievability where its value is known, the state an Again leaves with and
+without relearning steps, and the settings' messages word for word."""
+
+from __future__ import annotations
+
+from datetime import timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from studyapp.core.problems import StudyappError
+from studyapp.core.scheduler import (AGAIN, GOOD, LEARNING, RELEARNING, REVIEW, DeckLimits, ItemState, ReviewScheduler,
+                                     Settings, format_days, format_seconds, zone_name)
+
+DAY_MS = 86_400_000
+NOW = 1_780_000_000_000  # 2026-05-28 20:26:40 UTC; the next 04:00 rollover is 1_780_027_200_000
+
+
+@pytest.mark.parametrize("secs, label", [(59, "59s"), (60, "1m"), (3599, "60m"), (3600, "1h"), (3780, "1.1h"),
+                                         (7200, "2h"), (86399, "24h"), (86400, "1d"), (129_600, "2d")])
+def test_button_labels_for_seconds(secs, label):
+    assert format_seconds(secs) == label
+
+
+@pytest.mark.parametrize("days, label", [(29, "29d"), (30, "1mo"), (50, "1.7mo"), (60, "2mo"), (364, "12.1mo"),
+                                         (365, "1y"), (420, "1.2y"), (730, "2y")])
+def test_button_labels_for_days(days, label):
+    assert format_days(days) == label
+
+
+def test_days_since_a_review_count_whole_seconds_to_the_next_rollover():
+    scheduler = ReviewScheduler(Settings(timezone="UTC"))
+    rollover = scheduler.days.next_day_at_ms(NOW)
+    assert rollover == 1_780_027_200_000
+    # Anki drops the milliseconds of the review time: 86,400 whole seconds before the rollover is one day
+    assert scheduler.elapsed_days(rollover - DAY_MS + 500, NOW) == 1
+    assert scheduler.elapsed_days(rollover - DAY_MS + 1000, NOW) == 0
+    assert scheduler.elapsed_days(NOW - 10 * DAY_MS, NOW) == 10
+    assert scheduler.elapsed_days(NOW + DAY_MS, NOW) == 0  # a clock that went back
+
+
+def test_retrievability_is_the_desired_retention_after_stability_days_and_one_at_once():
+    scheduler = ReviewScheduler(Settings(timezone="UTC"))
+    state = ItemState(state=REVIEW, stability=10.0, difficulty=5.0, last_review_ms=NOW - 10 * DAY_MS, interval=10)
+    assert scheduler.retrievability(state, NOW) == pytest.approx(0.9, abs=1e-12)
+    assert scheduler.retrievability(ItemState(state=REVIEW, stability=10.0, difficulty=5.0, last_review_ms=NOW), NOW) == 1.0
+    assert scheduler.retrievability(ItemState(state=REVIEW, last_review_ms=NOW), NOW) is None
+    assert scheduler.retrievability(ItemState(state=REVIEW, stability=10.0), NOW) is None
+
+
+REVIEWED = ItemState(state=REVIEW, stability=10.0, difficulty=5.0, last_review_ms=NOW - 10 * DAY_MS, due_ms=NOW,
+                     interval=10, reps=3)
+
+
+def test_again_on_a_review_card_starts_relearning_at_its_first_step():
+    after = ReviewScheduler(Settings(timezone="UTC", fuzz=False)).apply(REVIEWED, "d/c/main", AGAIN, NOW)
+    assert (after.after.state, after.after.step, after.interval_secs, after.label) == (RELEARNING, 0, 600, "10m")
+
+
+def test_without_relearning_steps_a_short_again_interval_stays_relearning():
+    scheduler = ReviewScheduler(Settings(timezone="UTC", fuzz=False, relearning_steps=()))
+    weak = ItemState(state=REVIEW, stability=0.3, difficulty=8.0, last_review_ms=NOW - 10 * DAY_MS, due_ms=NOW, interval=10,
+                     reps=3)
+    again = scheduler.apply(weak, "d/c/main", AGAIN, NOW)
+    # FSRS gives under half a day: Anki keeps the card relearning for that long, at step 0
+    assert (again.after.state, again.after.step, again.interval_days) == (RELEARNING, 0, None)
+    assert 0 < again.interval_secs < 43_200 and again.after.interval == -again.interval_secs
+    strong = scheduler.apply(REVIEWED, "d/c/main", AGAIN, NOW)
+    assert (strong.after.state, strong.after.step, strong.interval_days) == (REVIEW, None, 1)
+
+
+def test_without_learning_steps_a_new_cards_again_stays_learning_and_good_graduates():
+    scheduler = ReviewScheduler(Settings(timezone="UTC", fuzz=False, learning_steps=()))
+    again = scheduler.apply(ItemState(), "d/c/main", AGAIN, NOW)
+    assert (again.after.state, again.after.step, again.interval_days) == (LEARNING, 0, None)
+    assert 0 < again.interval_secs < 43_200
+    good = scheduler.apply(ItemState(), "d/c/main", GOOD, NOW)
+    # FSRS-6's default stability after a first Good is 2.3065 days: at 90% retention, a 2-day interval
+    assert (good.after.state, good.after.step, good.interval_days) == (REVIEW, None, 2)
+
+
+def test_a_rating_that_is_not_a_grade_is_a_usage_error():
+    with pytest.raises(StudyappError) as raised:
+        ReviewScheduler().apply(REVIEWED, "d/c/main", 5, NOW)
+    assert (raised.value.message, raised.value.code) == (
+        "rating 5 is not a grade; use 1 (again), 2 (hard), 3 (good) or 4 (easy)", "usage")
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def usage_error(data, **kwargs) -> str:
+    with pytest.raises(StudyappError) as raised:
+        Settings.from_dict(data, **kwargs)
+    assert raised.value.code == "usage"
+    return raised.value.message
+
+
+def test_settings_errors_name_the_source_and_what_is_accepted():
+    assert usage_error([1]) == "settings: expected a mapping of setting names to values"
+    known = ", ".join(sorted(Settings().to_dict()))
+    assert usage_error({"colour": 1, "size": 2}, source="config.toml") == (
+        f"config.toml: unknown setting 'colour', 'size'; known settings: {known}")
+    assert usage_error({"deck_limits": [1]}) == "settings: deck_limits must map deck ids to limits"
+    assert usage_error({"deck_limits": {"a": {"per_day": 1}}}) == (
+        "settings: deck_limits: DeckLimits.__init__() got an unexpected keyword argument 'per_day'")
+
+
+def test_deck_limits_come_in_as_mappings_or_as_they_are_and_go_out_as_mappings():
+    settings = Settings.from_dict({"deck_limits": {"a": DeckLimits(5, None), 7: {"reviews_per_day": 9}}})
+    assert settings.deck_limits == {"a": DeckLimits(5, None), "7": DeckLimits(None, 9)}
+    assert settings.to_dict()["deck_limits"] == {"7": {"new_per_day": None, "reviews_per_day": 9},
+                                                 "a": {"new_per_day": 5, "reviews_per_day": None}}
+    assert Settings.from_dict(settings.to_dict()) == settings
+
+
+def test_the_recorded_parameters_name_the_time_zone():
+    assert Settings(timezone="Pacific/Chatham").scheduler_params()["timezone"] == "Pacific/Chatham"
+    assert zone_name(ZoneInfo("Asia/Tokyo")) == "Asia/Tokyo"
+    assert zone_name(timezone.utc) == "UTC"
+    assert zone_name(timezone(timedelta(hours=2))) == "UTC+02:00"
