@@ -4,8 +4,9 @@ Run as ``python tests/anki_queue_oracle.py OUT.json``: it re-runs itself under l
 (Anki reads the wall clock), exports the deck with studyapp's own exporter, imports it into a
 fresh collection (FSRS on, fuzz off by ANKI_TEST_MODE, Anki's default new-card order, the
 three bury options on, a new-card limit), and on each day at 10:00 records what
-``get_queued_cards`` counts and every card it then gives, answering each as ``rating_for``
-says. Anki is AGPL: used here, in tests, never by the product.
+``get_queued_cards`` counts and every card it then gives, in order, with the queue it came
+from and the counts shown with it, answering each as ``rating_for`` says,
+``ANSWER_GAP_SECONDS`` apart. Anki is AGPL: used here, in tests, never by the product.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ TZ = "Europe/Berlin"
 START = datetime(2026, 3, 2, 10, 0)  # a Monday, well away from the 04:00 rollover
 DAYS = 14
 NEW_PER_DAY = 4
+# Each answer comes this long after the one before, on both sides: learning items answered in
+# one second share a due second, and Anki then orders them by where its binary search inserts
+# them (not by answer order), an accident of a frozen clock that a learner never meets.
+ANSWER_GAP_SECONDS = 5
 FAKETIME_LIBS = ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
                  "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
                  "/usr/local/lib/faketime/libfaketime.so.1")
@@ -71,6 +76,11 @@ def day_start_local(day: int) -> datetime:
     return START + timedelta(days=day)
 
 
+def answer_time(day: int, n: int) -> datetime:
+    """When the ``n``-th card of ``day`` is asked for and answered."""
+    return day_start_local(day) + timedelta(seconds=n * ANSWER_GAP_SECONDS)
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0])
     if os.environ.get(MARKER) != "1":
@@ -79,7 +89,7 @@ def main(argv: list[str]) -> int:
             print("anki_queue_oracle: libfaketime not found (apt-get install faketime)", file=sys.stderr)
             return 1
         env = dict(os.environ, LD_PRELOAD=library, FAKETIME_NO_CACHE="1", ANKI_TEST_MODE="1", TZ=TZ,
-                   FAKETIME="@" + START.strftime("%Y-%m-%d %H:%M:%S"), **{MARKER: "1"})
+                   FAKETIME="@" + (START - timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S"), **{MARKER: "1"})
         return subprocess.call([sys.executable, os.path.abspath(__file__), *argv], env=env)
     out.write_text(json.dumps(run_anki(out.parent)), encoding="utf-8")
     return 0
@@ -99,7 +109,9 @@ def run_anki(folder: Path) -> dict:
     def set_clock(local: datetime) -> None:
         os.environ["FAKETIME"] = "@" + local.strftime("%Y-%m-%d %H:%M:%S")
         wanted = local.replace(tzinfo=zone).timestamp()
-        if abs(time.time() - wanted) > 60:  # "@" starts a clock that then runs
+        # "@" starts a clock that then runs, from when FAKETIME last changed (the child starts an
+        # hour early so that the first day's setting is a change too): milliseconds, not seconds.
+        if abs(time.time() - wanted) > 2:
             raise SystemExit(f"anki_queue_oracle: libfaketime did not move the clock ({time.time()} != {wanted})")
 
     deck = oracle_deck()
@@ -135,7 +147,8 @@ def run_anki(folder: Path) -> dict:
             first = col.sched.get_queued_cards(fetch_limit=1)
             counts = [first.new_count, first.learning_count, first.review_count]
             shown = []
-            for _ in range(500):
+            for n in range(500):
+                set_clock(answer_time(day, n))
                 queued = col.sched.get_queued_cards(fetch_limit=1)
                 if not queued.cards:
                     break
@@ -146,7 +159,9 @@ def run_anki(folder: Path) -> dict:
                     card_type = "cloze"
                 key = f"{note['Id']}/{variant_of(card_type, card.ord)}"
                 rating = rating_for(key, card.reps)
-                shown.append([key, rating])
+                # What the card was queued as, and the counts with it still in them (as a screen shows).
+                queue = ("new", "learning", "review")[queued.cards[0].queue]
+                shown.append([key, rating, [queued.new_count, queued.learning_count, queued.review_count], queue])
                 card.start_timer()
                 col.sched.answer_card(col.sched.build_answer(
                     card=card, states=queued.cards[0].states, rating=CardAnswer.Rating.values()[rating - 1]))

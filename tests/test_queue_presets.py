@@ -395,6 +395,26 @@ def test_reviews_come_by_due_day_then_at_random_within_a_day_as_anki(tmp_path):
     assert order[2:] != sorted(order[2:], key=lambda k: days_ago[k][1])
 
 
+def test_new_items_are_mixed_into_the_reviews_once_a_day_as_anki_builds_its_queue(tmp_path):
+    """Anki spreads the day's new cards through its reviews when it builds the queue, and each
+    answer only takes the head off: answering two new items does not re-spread the three left."""
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 5)]
+    book = presets(new_per_day=4)
+    s = session(store, clock, decks, book)
+    make_state(store, "a/c000/main", "review", due_ms=T0 - DAY_MS, last_review_ms=T0 - 6 * DAY_MS)
+    s._today_cache = None
+    day = [q for _, q in s.upcoming()]
+    assert day == [NEW_QUEUE, NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE, NEW_QUEUE]  # one review among four new
+    for _ in range(2):
+        assert s.next().queue == NEW_QUEUE
+        s.answer(EASY)  # graduated: out of today's queues
+    assert [q for _, q in s.upcoming()] == day[2:]  # the review is next, as in Anki
+    # A fresh session (Anki after a restart) builds afresh: one review among two new.
+    assert [q for _, q in session(store, clock, decks, book).upcoming()] == [NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE]
+    assert (s.counts().new, s.counts().review) == (2, 1)
+
+
 def test_the_sort_orders_after_gathering(tmp_path):
     from studyapp.core.queue import rank
 
