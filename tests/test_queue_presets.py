@@ -202,6 +202,34 @@ def test_intersperse_spreads_evenly_as_anki():
     assert intersperse([], ["a"]) == ["a"]
 
 
+@pytest.mark.parametrize("where", ["preset", "settings"])
+def test_the_learn_ahead_limit_is_an_option(tmp_path, where):
+    """A learning item whose step ends within the learn-ahead limit is shown early, marked so,
+    when nothing else is left (and counted as learning, as Anki counts it); past the limit it
+    waits. The limit is the deck's preset's, else the profile's setting."""
+    for minutes, early in ((20, True), (5, False)):
+        store, clock = store_at(tmp_path / f"{where}{minutes}")
+        options = {"preset": ({"learn_ahead_minutes": minutes}, {}), "settings": ({}, {"learn_ahead_minutes": minutes})}
+        book, settings = options[where]
+        s = session(store, clock, [deck("a", 1)], presets(**book), fuzz=False, **settings)
+        s.next()
+        assert s.answer(GOOD).after.due_ms == T0 + 10 * MINUTE_MS  # Good from new: the 10-minute step
+        clock.advance(minutes=1)
+        shown = s.next()
+        if early:
+            assert shown.key == "a/c000/main" and shown.ahead and shown.queue == LEARNING_QUEUE
+            assert s.counts().learning == 1
+        else:
+            assert shown is None and s.counts().learning == 0
+            assert s.next_due_time() == T0 + 10 * MINUTE_MS
+            clock.advance(minutes=5)  # four minutes before the step ends: within five
+            assert s.next().ahead and s.counts().learning == 1
+        clock.advance(minutes=10)
+        s._current = None
+        assert s.next().ahead is False  # due now: not early any more
+        store.close()
+
+
 # ---------------------------------------------------------------- presets
 
 

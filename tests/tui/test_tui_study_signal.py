@@ -104,6 +104,7 @@ async def test_presets_in_settings_edit_validate_and_assign(harness):
         assert screen.deck_id == "ui-sample" and screen.preset.name == DEFAULT_PRESET
         screen.query_one("#preset-new_per_day").value = "3"
         screen.query_one("#preset-learning_steps").value = "none"
+        screen.query_one("#preset-learn_ahead_minutes").value = "5"  # the learn-ahead limit is an option too
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.book.presets[DEFAULT_PRESET].new_per_day == 3, "saved")
         screen.query_one("#preset-desired_retention").value = "1.5"
@@ -117,6 +118,7 @@ async def test_presets_in_settings_edit_validate_and_assign(harness):
     with harness.store() as store:
         book = store.load_presets()
     assert book.presets[DEFAULT_PRESET].new_per_day == 3 and book.presets[DEFAULT_PRESET].learning_steps == ()
+    assert book.presets[DEFAULT_PRESET].learn_ahead_minutes == 5
     assert book.presets[DEFAULT_PRESET].desired_retention is None  # the bad value was never stored
     assert book.for_deck("ui-sample").name == "Preset 2" and book.for_deck("ui-sample").new_per_day == 3
 
