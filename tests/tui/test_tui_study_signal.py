@@ -144,3 +144,46 @@ async def test_the_default_order_takes_turns_between_decks_and_keeps_it_after_a_
     async with app.run_test(size=SIZE) as pilot:
         screen = await review(pilot)
         assert screen.shown.key == first  # the same order after a restart
+
+
+async def test_mastery_counts_facts_on_home_and_in_the_report(harness, tmp_path):
+    """Mastery in the app and the report from the same stored states: the reverse card's two
+    sides are one fact, a cloze with one weak deletion is not mastered, and two cards that name
+    each other as related are one fact, mastered only when both are."""
+    from studyapp.core.catalog import Catalog, load_paths
+    from studyapp.core.session import ReviewSession
+    from studyapp.onboarding.collect import collect_report
+    from studyapp.onboarding.report import MASTERY_RULE, to_markdown
+
+    from test_tui_curriculum import deck_folder
+
+    folder = deck_folder(tmp_path)
+    bank = folder / "ui-sample.yaml"
+    text = bank.read_text(encoding="utf-8")
+    # markup-literal tests the same fact as layer-count, the deck now says.
+    bank.write_text(text.replace("  - id: markup-literal\n", "  - id: markup-literal\n    related: [layer-count]\n"),
+                    encoding="utf-8")
+    decks = load_paths([folder]).decks
+    mastered = ["ui-sample/top-layer/forward", "ui-sample/top-layer/backward", "ui-sample/speed-cloze/c1",
+                "ui-sample/layer-count/main"]  # markup-literal and speed-cloze/c2 stay weak
+    with harness.store() as store:
+        ReviewSession(store, decks, clock=harness.clock)  # the items, stored
+        for key in mastered:
+            store.conn.execute("UPDATE items SET state = 'review', queue = 2, stability = 40.0, difficulty = 5.0, "
+                               "due_ms = ?, last_review_ms = ?, interval = 40, reps = 4 WHERE key = ?",
+                               (harness.clock.now_ms() + 30 * 86_400_000, harness.clock.now_ms(), key))
+        store.conn.commit()
+    report = collect_report(harness.location, Catalog(decks=decks, problems=[]), clock=harness.clock)
+    (row,) = report["decks"]
+    cards = len(decks[0].cards)
+    # Facts: every card, less one for the related pair; mastered: only the reverse card.
+    assert (row["items"], row["mastered"], row["facts"], row["mastered_facts"]) == (10, 4, cards - 1, 1)
+    markdown = to_markdown(report)
+    assert f"Mastery: 1 of {cards - 1} facts" in markdown and MASTERY_RULE in markdown
+    assert "names as related" in MASTERY_RULE and "however many items it has" in MASTERY_RULE
+    app = harness.app("home", decks=[folder])
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.screen.tracks, "tracks loaded")
+        (track,) = app.screen.tracks
+        assert (track["facts"], track["mastered_facts"]) == (cards - 1, 1)
+        assert f"{1 / (cards - 1):4.0%} of 50% mastered" in screen_text(app)
