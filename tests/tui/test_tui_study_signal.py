@@ -70,6 +70,38 @@ async def test_review_ahead_from_the_empty_screen(harness):
         assert screen.session.custom.kind == "ahead"
 
 
+async def test_review_forgotten_cards_from_the_empty_screen_leaves_the_schedule_alone(harness):
+    stored_preset(harness, new_per_day=1)
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review(pilot)
+        first = screen.shown.key
+        for grade in ("1", "4"):  # forgotten (Again), then Easy: out of today's queues
+            await wait_for(pilot, lambda: screen.shown is not None and screen.shown.key == first, "the card")
+            await pilot.press("space")
+            await wait_for(pilot, lambda: screen.revealed, "the answer")
+            await pilot.press(grade)
+            await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ReviewScreen), "the summary")
+    with harness.store() as store:
+        before = store.item(first).state
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review(pilot)
+        await wait_for_text(pilot, "review forgotten")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: screen.shown is not None, "the forgotten card")
+        assert screen.shown.key == first and screen.shown.queue == "cram"
+        assert screen.session.custom.kind == "forgotten"
+        await pilot.press("space")
+        await wait_for(pilot, lambda: screen.revealed, "the answer")
+        await pilot.press("3")
+        await settle(pilot)
+    with harness.store() as store:
+        assert store.item(first).state == before  # custom study's forgotten cards do not reschedule
+        assert store.load_presets().presets[DEFAULT_PRESET].new_per_day == 1
+
+
 async def test_a_learning_card_shown_early_says_so(harness):
     stored_preset(harness, new_per_day=1)
     app = harness.app("study", ["ui-sample"])
