@@ -156,3 +156,28 @@ def test_bundled_right_answer_position_is_uniform_over_1000_review_session_prese
         in_file[k] = Counter({j: at[j] * scale for j in range(k)})
     assert chi_square(in_file)[0] > CHI2_CRITICAL_01[freedom]
 
+
+
+def test_cram_and_exams_show_the_options_shuffled(tmp_path):
+    """Cram shows what review shows (the item's review count: cram answers change no schedule,
+    so the order stays until the next real review); an exam's options are its quiz's, by its seed."""
+    from studyapp.core.curriculum import ExamSettings
+    from studyapp.onboarding.exams import build_exam
+
+    cards = [choice(f"c{i}", ("a", "b", "c", "d", "e"), "a") for i in range(12)]
+    bank = deck("d", cards)
+    store, clock = store_at(tmp_path)
+    cram = ReviewSession(store, [bank], clock=clock, settings=SETTINGS, cram=True)
+    positions = []
+    for _ in range(12):
+        item = cram.next()
+        assert item.queue == "cram"
+        assert item.choices == shown_choices(item.item.card, item.key, item.state.reps)
+        positions.append(item.choices.correct)
+        cram.answer(GOOD)
+    assert len(set(positions)) > 1  # not all at the file's first place
+    store.close()
+    exam = build_exam([bank], ExamSettings(questions=12, seed=7, mode="choice"))
+    shown = [q.options.index("a") for q in exam.quiz.questions]
+    assert all(q.options == shown_choices(q.card, q.key, 7).options for q in exam.quiz.questions)
+    assert len(set(shown)) > 1
