@@ -23,7 +23,11 @@ from zoneinfo import ZoneInfo
 
 TZ = "Europe/Berlin"
 START = datetime(2026, 3, 2, 10, 0)  # a Monday, well away from the 04:00 rollover
-DAYS = 14
+# Two weeks of daily study, then a month away and four days back: everything is overdue at
+# once, so both sides of a card (and a cloze's deletions) are due reviews on the same day and
+# review-sibling burying has to hold one back each day.
+DAY_OFFSETS = (*range(14), 45, 46, 47, 48)
+DAYS = len(DAY_OFFSETS)
 NEW_PER_DAY = 4
 # Each answer comes this long after the one before, on both sides: learning items answered in
 # one second share a due second, and Anki then orders them by where its binary search inserts
@@ -73,7 +77,8 @@ def variant_of(card_type: str, ord_: int) -> str:
 
 
 def day_start_local(day: int) -> datetime:
-    return START + timedelta(days=day)
+    """10:00 on the ``day``-th study day (an index into DAY_OFFSETS)."""
+    return START + timedelta(days=DAY_OFFSETS[day])
 
 
 def answer_time(day: int, n: int) -> datetime:
@@ -114,6 +119,13 @@ def run_anki(folder: Path) -> dict:
         if abs(time.time() - wanted) > 2:
             raise SystemExit(f"anki_queue_oracle: libfaketime did not move the clock ({time.time()} != {wanted})")
 
+    def key_of(card) -> str:
+        note = card.note()
+        card_type = {"Forward": "reverse", "Backward": "reverse"}.get(card.template()["name"], "")
+        if note.note_type()["type"] == 1:
+            card_type = "cloze"
+        return f"{note['Id']}/{variant_of(card_type, card.ord)}"
+
     deck = oracle_deck()
     package = folder / "oracle.apkg"
     export_anki([deck], package, home=None, clock=lambda: day_start_local(0).replace(tzinfo=zone).timestamp() - 3600)
@@ -144,6 +156,9 @@ def run_anki(folder: Path) -> dict:
         days = []
         for day in range(DAYS):
             set_clock(day_start_local(day))
+            # Every review due at the start of the day, siblings included (Anki buries a sibling
+            # only once its card has an answer that day): what burying has to hold back.
+            due = sorted(key_of(col.get_card(cid)) for cid in col.find_cards("is:review is:due"))
             first = col.sched.get_queued_cards(fetch_limit=1)
             counts = [first.new_count, first.learning_count, first.review_count]
             shown = []
@@ -153,11 +168,7 @@ def run_anki(folder: Path) -> dict:
                 if not queued.cards:
                     break
                 card = col.get_card(queued.cards[0].card.id)
-                note = card.note()
-                card_type = {"Forward": "reverse", "Backward": "reverse"}.get(card.template()["name"], "")
-                if note.note_type()["type"] == 1:
-                    card_type = "cloze"
-                key = f"{note['Id']}/{variant_of(card_type, card.ord)}"
+                key = key_of(card)
                 rating = rating_for(key, card.reps)
                 # What the card was queued as, and the counts with it still in them (as a screen shows).
                 queue = ("new", "learning", "review")[queued.cards[0].queue]
@@ -165,7 +176,7 @@ def run_anki(folder: Path) -> dict:
                 card.start_timer()
                 col.sched.answer_card(col.sched.build_answer(
                     card=card, states=queued.cards[0].states, rating=CardAnswer.Rating.values()[rating - 1]))
-            days.append({"day": day, "counts": counts, "shown": shown})
+            days.append({"day": day, "counts": counts, "shown": shown, "reviews_due": due})
         return {"days": days, "new_per_day": NEW_PER_DAY, "timezone": TZ}
     finally:
         col.close()
