@@ -141,7 +141,8 @@ def run_anki(folder: Path) -> dict:
         conf = col.decks.config_dict_for_deck_id(deck_id)
         conf["fsrsParams6"] = list(DEFAULT_PARAMETERS)
         conf["desiredRetention"] = 0.9
-        conf["new"]["delays"] = [1.0, 10.0]
+        # Anki's default steps and a day-long one after them: interday learning, and its siblings.
+        conf["new"]["delays"] = [1.0, 10.0, 1440.0]
         conf["lapse"]["delays"] = [10.0]
         conf["new"]["perDay"] = NEW_PER_DAY
         conf["rev"]["perDay"] = 9999
@@ -159,6 +160,8 @@ def run_anki(folder: Path) -> dict:
             # Every review due at the start of the day, siblings included (Anki buries a sibling
             # only once its card has an answer that day): what burying has to hold back.
             due = sorted(key_of(col.get_card(cid)) for cid in col.find_cards("is:review is:due"))
+            cards = [col.get_card(cid) for cid in col.find_cards("")]
+            interday_due = sorted(key_of(c) for c in cards if c.queue == 3 and c.due <= col.sched.today)
             first = col.sched.get_queued_cards(fetch_limit=1)
             counts = [first.new_count, first.learning_count, first.review_count]
             shown = []
@@ -171,12 +174,14 @@ def run_anki(folder: Path) -> dict:
                 key = key_of(card)
                 rating = rating_for(key, card.reps)
                 # What the card was queued as, and the counts with it still in them (as a screen shows).
-                queue = ("new", "learning", "review")[queued.cards[0].queue]
+                # Interday learning (a step of a day: Anki's queue 3) apart from intraday learning.
+                queue = "interday" if card.queue == 3 else ("new", "learning", "review")[queued.cards[0].queue]
                 shown.append([key, rating, [queued.new_count, queued.learning_count, queued.review_count], queue])
                 card.start_timer()
                 col.sched.answer_card(col.sched.build_answer(
                     card=card, states=queued.cards[0].states, rating=CardAnswer.Rating.values()[rating - 1]))
-            days.append({"day": day, "counts": counts, "shown": shown, "reviews_due": due})
+            days.append({"day": day, "counts": counts, "shown": shown, "reviews_due": due,
+                         "interday_due": interday_due})
         return {"days": days, "new_per_day": NEW_PER_DAY, "timezone": TZ}
     finally:
         col.close()
