@@ -152,3 +152,25 @@ SessionMachine.TestCase.settings = settings(
     max_examples=30, stateful_step_count=35, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 TestSessionMachine = SessionMachine.TestCase
+
+
+def test_a_card_shown_days_before_its_answer_keeps_the_queue_a_fresh_session_would_build():
+    """The example the machine found: an item shown before two clock jumps is answered with the
+    intervals it was shown with, lands in today's reviews, and the running session's queue must
+    still be the one a fresh session builds (the session builds afresh, as Anki would)."""
+    machine = SessionMachine()
+    try:
+        steps = [("wait", 1), ("wait", 1), ("answer", 1), ("jump", 1, 0), ("wait", 1), ("answer", 4),
+                 ("jump", 6, 0), ("answer", 4)]
+        for step in steps:
+            machine.session.next()  # as the machine's preconditions do before every step
+            if step[0] == "wait":
+                machine.wait_minutes(step[1])
+            elif step[0] == "jump":
+                machine.jump_days(step[1], step[2])
+            else:
+                machine.answer(step[1], 0)
+            machine.what_the_session_remembers_matches_the_database()
+            machine.the_queue_has_no_repeats_and_no_siblings()
+    finally:
+        machine.teardown()

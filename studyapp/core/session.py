@@ -694,6 +694,13 @@ class ReviewSession:
             # Anki rebuilds its queues then (queue/mod.rs pop_entry), and so the mix is spread afresh.
             cached.main_order = None
         end = days.end_ms(day)
+        if cached.main_order is not None:
+            cached.main_order.pop(before.key, None)  # answered: off the queue, as Anki pops it
+            intraday = after.in_learning and days.day_of(after.due_ms or 0) <= day
+            if after.state != "new" and (after.due_ms or 0) < end and not intraday:
+                # Back in today's main queue at once (a card shown days before it was answered
+                # keeps the intervals it was shown with): Anki's queue would not have it; build afresh.
+                cached.main_order = None
         due_before = state.state == REVIEW and (state.due_ms or 0) < end
         # An item shown days before it was answered keeps the intervals it was shown with,
         # so it can come out of the answer already due.
