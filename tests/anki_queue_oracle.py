@@ -4,8 +4,9 @@ Run as ``python tests/anki_queue_oracle.py OUT.json``: it re-runs itself under l
 (Anki reads the wall clock), exports the deck with studyapp's own exporter, imports it into a
 fresh collection (FSRS on, fuzz off by ANKI_TEST_MODE, Anki's default new-card order, the
 three bury options on, a new-card limit), and on each day at 10:00 records what
-``get_queued_cards`` counts and every card it then gives, answering each as ``rating_for``
-says. Anki is AGPL: used here, in tests, never by the product.
+``get_queued_cards`` counts and every card it then gives, in order, with the queue it came
+from and the counts shown with it, answering each as ``rating_for`` says,
+``ANSWER_GAP_SECONDS`` apart. Anki is AGPL: used here, in tests, never by the product.
 """
 
 from __future__ import annotations
@@ -22,8 +23,16 @@ from zoneinfo import ZoneInfo
 
 TZ = "Europe/Berlin"
 START = datetime(2026, 3, 2, 10, 0)  # a Monday, well away from the 04:00 rollover
-DAYS = 14
+# Two weeks of daily study, then a month away and four days back: everything is overdue at
+# once, so both sides of a card (and a cloze's deletions) are due reviews on the same day and
+# review-sibling burying has to hold one back each day.
+DAY_OFFSETS = (*range(14), 45, 46, 47, 48)
+DAYS = len(DAY_OFFSETS)
 NEW_PER_DAY = 4
+# Each answer comes this long after the one before, on both sides: learning items answered in
+# one second share a due second, and Anki then orders them by where its binary search inserts
+# them (not by answer order), an accident of a frozen clock that a learner never meets.
+ANSWER_GAP_SECONDS = 5
 FAKETIME_LIBS = ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
                  "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
                  "/usr/local/lib/faketime/libfaketime.so.1")
@@ -68,7 +77,13 @@ def variant_of(card_type: str, ord_: int) -> str:
 
 
 def day_start_local(day: int) -> datetime:
-    return START + timedelta(days=day)
+    """10:00 on the ``day``-th study day (an index into DAY_OFFSETS)."""
+    return START + timedelta(days=DAY_OFFSETS[day])
+
+
+def answer_time(day: int, n: int) -> datetime:
+    """When the ``n``-th card of ``day`` is asked for and answered."""
+    return day_start_local(day) + timedelta(seconds=n * ANSWER_GAP_SECONDS)
 
 
 def main(argv: list[str]) -> int:
@@ -79,7 +94,7 @@ def main(argv: list[str]) -> int:
             print("anki_queue_oracle: libfaketime not found (apt-get install faketime)", file=sys.stderr)
             return 1
         env = dict(os.environ, LD_PRELOAD=library, FAKETIME_NO_CACHE="1", ANKI_TEST_MODE="1", TZ=TZ,
-                   FAKETIME="@" + START.strftime("%Y-%m-%d %H:%M:%S"), **{MARKER: "1"})
+                   FAKETIME="@" + (START - timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S"), **{MARKER: "1"})
         return subprocess.call([sys.executable, os.path.abspath(__file__), *argv], env=env)
     out.write_text(json.dumps(run_anki(out.parent)), encoding="utf-8")
     return 0
@@ -99,8 +114,17 @@ def run_anki(folder: Path) -> dict:
     def set_clock(local: datetime) -> None:
         os.environ["FAKETIME"] = "@" + local.strftime("%Y-%m-%d %H:%M:%S")
         wanted = local.replace(tzinfo=zone).timestamp()
-        if abs(time.time() - wanted) > 60:  # "@" starts a clock that then runs
+        # "@" starts a clock that then runs, from when FAKETIME last changed (the child starts an
+        # hour early so that the first day's setting is a change too): milliseconds, not seconds.
+        if abs(time.time() - wanted) > 2:
             raise SystemExit(f"anki_queue_oracle: libfaketime did not move the clock ({time.time()} != {wanted})")
+
+    def key_of(card) -> str:
+        note = card.note()
+        card_type = {"Forward": "reverse", "Backward": "reverse"}.get(card.template()["name"], "")
+        if note.note_type()["type"] == 1:
+            card_type = "cloze"
+        return f"{note['Id']}/{variant_of(card_type, card.ord)}"
 
     deck = oracle_deck()
     package = folder / "oracle.apkg"
@@ -117,7 +141,8 @@ def run_anki(folder: Path) -> dict:
         conf = col.decks.config_dict_for_deck_id(deck_id)
         conf["fsrsParams6"] = list(DEFAULT_PARAMETERS)
         conf["desiredRetention"] = 0.9
-        conf["new"]["delays"] = [1.0, 10.0]
+        # Anki's default steps and a day-long one after them: interday learning, and its siblings.
+        conf["new"]["delays"] = [1.0, 10.0, 1440.0]
         conf["lapse"]["delays"] = [10.0]
         conf["new"]["perDay"] = NEW_PER_DAY
         conf["rev"]["perDay"] = 9999
@@ -132,25 +157,31 @@ def run_anki(folder: Path) -> dict:
         days = []
         for day in range(DAYS):
             set_clock(day_start_local(day))
+            # Every review due at the start of the day, siblings included (Anki buries a sibling
+            # only once its card has an answer that day): what burying has to hold back.
+            due = sorted(key_of(col.get_card(cid)) for cid in col.find_cards("is:review is:due"))
+            cards = [col.get_card(cid) for cid in col.find_cards("")]
+            interday_due = sorted(key_of(c) for c in cards if c.queue == 3 and c.due <= col.sched.today)
             first = col.sched.get_queued_cards(fetch_limit=1)
             counts = [first.new_count, first.learning_count, first.review_count]
             shown = []
-            for _ in range(500):
+            for n in range(500):
+                set_clock(answer_time(day, n))
                 queued = col.sched.get_queued_cards(fetch_limit=1)
                 if not queued.cards:
                     break
                 card = col.get_card(queued.cards[0].card.id)
-                note = card.note()
-                card_type = {"Forward": "reverse", "Backward": "reverse"}.get(card.template()["name"], "")
-                if note.note_type()["type"] == 1:
-                    card_type = "cloze"
-                key = f"{note['Id']}/{variant_of(card_type, card.ord)}"
+                key = key_of(card)
                 rating = rating_for(key, card.reps)
-                shown.append([key, rating])
+                # What the card was queued as, and the counts with it still in them (as a screen shows).
+                # Interday learning (a step of a day: Anki's queue 3) apart from intraday learning.
+                queue = "interday" if card.queue == 3 else ("new", "learning", "review")[queued.cards[0].queue]
+                shown.append([key, rating, [queued.new_count, queued.learning_count, queued.review_count], queue])
                 card.start_timer()
                 col.sched.answer_card(col.sched.build_answer(
                     card=card, states=queued.cards[0].states, rating=CardAnswer.Rating.values()[rating - 1]))
-            days.append({"day": day, "counts": counts, "shown": shown})
+            days.append({"day": day, "counts": counts, "shown": shown, "reviews_due": due,
+                         "interday_due": interday_due})
         return {"days": days, "new_per_day": NEW_PER_DAY, "timezone": TZ}
     finally:
         col.close()

@@ -95,4 +95,89 @@ def test_bundled_right_answer_position_is_uniform_over_1000_seeded_reviews():
         at = Counter(c.choices.index(c.answer) for _, c in cards if len(c.choices) == k)
         total = sum(at.values())
         file_stat += sum((at[j] - total / k) ** 2 / (total / k) for j in range(k)) * (1000 / len(cards))
-    assert file_stat > statistic
+    assert file_stat > CHI2_CRITICAL_01[freedom], file_stat  # the file order would fail the test
+
+
+def chi_square(observed: dict[int, Counter]) -> tuple[float, int]:
+    """The statistic and degrees of freedom, one test per option count (k - 1 each), summed."""
+    statistic, freedom = 0.0, 0
+    for k, counts in observed.items():
+        total = sum(counts.values())
+        statistic += sum((counts[j] - total / k) ** 2 / (total / k) for j in range(k))
+        freedom += k - 1
+    return statistic, freedom
+
+
+def test_bundled_right_answer_position_is_uniform_over_1000_review_session_presentations(tmp_path):
+    """The same test through the review session itself: the bundled decks' choice cards studied
+    day after day (Again about half the time, so cards come back within the day too), and the
+    right answer's shown position recorded on each of the first 1,000 presentations, as the
+    screen would show it (``ShownItem.choices``)."""
+    import hashlib
+    from dataclasses import replace as dc_replace
+
+    from studyapp.core.clock import DAY_MS
+    from studyapp.core.presets import DEFAULT_PRESET, Preset, Presets
+    from studyapp.core.scheduler import AGAIN, EASY, HARD
+
+    result = load_paths([bundled_decks_dir()])
+    decks = [dc_replace(d, cards=tuple(c for c in d.cards if c.type == "choice")) for d in result.decks]
+    decks = [d for d in decks if d.cards]
+    store, clock = store_at(tmp_path)
+    book = Presets({DEFAULT_PRESET: Preset(new_per_day=1000, reviews_per_day=1000)}, {})
+    settings = dc_replace(SETTINGS, new_per_day=1000, reviews_per_day=1000)
+    observed: dict[int, Counter] = {}
+    shown_at: dict[str, set] = {}
+    presentations = 0
+    while presentations < 1000:
+        session = ReviewSession(store, decks, clock=clock, settings=settings, presets=book)
+        while presentations < 1000 and (item := session.next()) is not None:
+            choices = item.choices
+            assert choices.options[choices.correct] == item.item.card.answer
+            observed.setdefault(len(choices.options), Counter())[choices.correct] += 1
+            shown_at.setdefault(item.key, set()).add(choices.options)
+            presentations += 1
+            digest = hashlib.blake2b(f"{item.key}{item.state.reps}".encode(), digest_size=1).digest()[0]
+            session.answer((AGAIN, AGAIN, HARD, GOOD, GOOD, EASY, AGAIN, GOOD)[digest % 8])
+            clock.advance(seconds=20)
+        clock.advance(days=1)
+        clock.set(clock.now_ms() - clock.now_ms() % DAY_MS + 9 * 3_600_000)  # the next morning
+    store.close()
+    assert sum(len(d.cards) for d in decks) >= 30
+    assert len(shown_at) >= 30 and sum(len(v) > 1 for v in shown_at.values()) >= 30  # orders change between reviews
+    statistic, freedom = chi_square(observed)
+    assert statistic < CHI2_CRITICAL_01[freedom], (statistic, freedom, observed)
+    # Against the file's order the same statistic fails: the test can tell.
+    cards = [c for d in decks for c in d.cards]
+    in_file: dict[int, Counter] = {}
+    for k, counts in observed.items():
+        at = Counter(c.choices.index(c.answer) for c in cards if len(c.choices) == k)
+        scale = sum(counts.values()) / sum(at.values())
+        in_file[k] = Counter({j: at[j] * scale for j in range(k)})
+    assert chi_square(in_file)[0] > CHI2_CRITICAL_01[freedom]
+
+
+
+def test_cram_and_exams_show_the_options_shuffled(tmp_path):
+    """Cram shows what review shows (the item's review count: cram answers change no schedule,
+    so the order stays until the next real review); an exam's options are its quiz's, by its seed."""
+    from studyapp.core.curriculum import ExamSettings
+    from studyapp.onboarding.exams import build_exam
+
+    cards = [choice(f"c{i}", ("a", "b", "c", "d", "e"), "a") for i in range(12)]
+    bank = deck("d", cards)
+    store, clock = store_at(tmp_path)
+    cram = ReviewSession(store, [bank], clock=clock, settings=SETTINGS, cram=True)
+    positions = []
+    for _ in range(12):
+        item = cram.next()
+        assert item.queue == "cram"
+        assert item.choices == shown_choices(item.item.card, item.key, item.state.reps)
+        positions.append(item.choices.correct)
+        cram.answer(GOOD)
+    assert len(set(positions)) > 1  # not all at the file's first place
+    store.close()
+    exam = build_exam([bank], ExamSettings(questions=12, seed=7, mode="choice"))
+    shown = [q.options.index("a") for q in exam.quiz.questions]
+    assert all(q.options == shown_choices(q.card, q.key, 7).options for q in exam.quiz.questions)
+    assert len(set(shown)) > 1

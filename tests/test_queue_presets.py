@@ -202,6 +202,34 @@ def test_intersperse_spreads_evenly_as_anki():
     assert intersperse([], ["a"]) == ["a"]
 
 
+@pytest.mark.parametrize("where", ["preset", "settings"])
+def test_the_learn_ahead_limit_is_an_option(tmp_path, where):
+    """A learning item whose step ends within the learn-ahead limit is shown early, marked so,
+    when nothing else is left (and counted as learning, as Anki counts it); past the limit it
+    waits. The limit is the deck's preset's, else the profile's setting."""
+    for minutes, early in ((20, True), (5, False)):
+        store, clock = store_at(tmp_path / f"{where}{minutes}")
+        options = {"preset": ({"learn_ahead_minutes": minutes}, {}), "settings": ({}, {"learn_ahead_minutes": minutes})}
+        book, settings = options[where]
+        s = session(store, clock, [deck("a", 1)], presets(**book), fuzz=False, **settings)
+        s.next()
+        assert s.answer(GOOD).after.due_ms == T0 + 10 * MINUTE_MS  # Good from new: the 10-minute step
+        clock.advance(minutes=1)
+        shown = s.next()
+        if early:
+            assert shown.key == "a/c000/main" and shown.ahead and shown.queue == LEARNING_QUEUE
+            assert s.counts().learning == 1
+        else:
+            assert shown is None and s.counts().learning == 0
+            assert s.next_due_time() == T0 + 10 * MINUTE_MS
+            clock.advance(minutes=5)  # four minutes before the step ends: within five
+            assert s.next().ahead and s.counts().learning == 1
+        clock.advance(minutes=10)
+        s._current = None
+        assert s.next().ahead is False  # due now: not early any more
+        store.close()
+
+
 # ---------------------------------------------------------------- presets
 
 
@@ -393,6 +421,26 @@ def test_reviews_come_by_due_day_then_at_random_within_a_day_as_anki(tmp_path):
     yesterday = sorted(order[2:], key=lambda k: rank(s.seed, k))
     assert order[2:] == yesterday  # within a day: Anki's random order, not the due time
     assert order[2:] != sorted(order[2:], key=lambda k: days_ago[k][1])
+
+
+def test_new_items_are_mixed_into_the_reviews_once_a_day_as_anki_builds_its_queue(tmp_path):
+    """Anki spreads the day's new cards through its reviews when it builds the queue, and each
+    answer only takes the head off: answering two new items does not re-spread the three left."""
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 5)]
+    book = presets(new_per_day=4)
+    s = session(store, clock, decks, book)
+    make_state(store, "a/c000/main", "review", due_ms=T0 - DAY_MS, last_review_ms=T0 - 6 * DAY_MS)
+    s._today_cache = None
+    day = [q for _, q in s.upcoming()]
+    assert day == [NEW_QUEUE, NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE, NEW_QUEUE]  # one review among four new
+    for _ in range(2):
+        assert s.next().queue == NEW_QUEUE
+        s.answer(EASY)  # graduated: out of today's queues
+    assert [q for _, q in s.upcoming()] == day[2:]  # the review is next, as in Anki
+    # A fresh session (Anki after a restart) builds afresh: one review among two new.
+    assert [q for _, q in session(store, clock, decks, book).upcoming()] == [NEW_QUEUE, REVIEW_QUEUE, NEW_QUEUE]
+    assert (s.counts().new, s.counts().review) == (2, 1)
 
 
 def test_the_sort_orders_after_gathering(tmp_path):

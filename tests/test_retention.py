@@ -93,3 +93,91 @@ def test_mastery_counts_a_card_once_and_related_cards_as_one_fact():
     report = build_report(profile="p", decks=[bank], items=items, answers=[], exams=[], curriculum=None,
                           now_ms=0, day_of=lambda ms: 0, date_of=lambda d: d)
     assert report["decks"][0]["mastered_facts"] == 2
+
+
+def test_one_figure_per_span_in_stats_stats_json_and_the_report(tmp_path):
+    """A year and more of reviews (some mature, some failed), ending now: over each of day, week,
+    month and year, the session (what Stats shows), ``stats --json`` and ``report --format json``
+    give the same True Retention, split the same young and mature; the header's 30 days are the
+    month, and the spans differ from each other and from the report's all-time figure, so a
+    mix-up of spans could not pass."""
+    import hashlib
+    import json
+    import os
+    import time
+
+    from studyapp.core.clock import DAY_MS, FakeClock
+    from studyapp.core.retention import SPANS
+    from studyapp.store import open_store
+
+    from cli_runner import run_cli
+    from engine_support import card
+
+    bank = tmp_path / "decks"
+    bank.mkdir()
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "s.md").write_text("---\ntitle: S\n---\ns\n", encoding="utf-8")
+    cards = "".join(f"  - id: c{i}\n    type: basic\n    front: Q {i}?\n    back: A {i}\n    source: s\n"
+                    for i in range(16))
+    (bank / "r.yaml").write_text(f"schema: 1\nid: r\ntitle: R\nseed: ../seeds/s.md\ncards:\n{cards}",
+                                 encoding="utf-8")
+    from studyapp.core.catalog import load_paths
+
+    loaded = load_paths([bank])
+    assert not [p for p in loaded.problems if p.severity == "error"], loaded.problems
+    decks = list(loaded.decks)
+    now = int(time.time() * 1000)
+    clock = FakeClock(now - 420 * DAY_MS)
+    store = open_store(location(tmp_path), clock=clock)
+    store.save_settings(SETTINGS)
+    # Every fifth day until the last month, then every day (what is due waits for the next visit).
+    for ago in [*range(420, 30, -5), *range(30, -1, -1)]:
+        clock.set(now - ago * DAY_MS)
+        s = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)
+        while (item := s.next()) is not None:
+            digest = hashlib.blake2b(f"{item.key}{item.state.reps}".encode(), digest_size=1).digest()[0]
+            # Half the cards are hard for this learner (short intervals: answers every day), half
+            # easy (they grow mature).
+            harsh = int(item.key.split("/")[1][1:]) % 2
+            ratings = (AGAIN, AGAIN, HARD, GOOD) if harsh else (AGAIN, HARD, GOOD, GOOD, GOOD, EASY)
+            s.answer(ratings[digest % len(ratings)] if item.state.reps else EASY)
+            clock.advance(minutes=1)
+    clock.set(now)
+    s = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)
+    spans = s.retention_spans()
+    header, _ = s.retention(30)
+    (table,) = s.deck_progress()
+    store.close()
+    rates = [spans[name].rate for name in SPANS]
+    # Different figures, so that a mix-up of spans could not pass: the month and the year always
+    # differ here; the day and the week can coincide on some runs (the new-card order is seeded
+    # per profile, and the study days move with the wall clock the commands read).
+    assert all(r is not None for r in rates) and len(set(rates)) >= 3, rates
+    assert spans["month"].rate != spans["year"].rate and spans["week"].rate != spans["month"].rate, rates
+    assert spans["year"].mature is not None and spans["year"].young is not None
+    assert header == spans["month"].rate == table.retention
+
+    env = {**os.environ, "STUDYAPP_HOME": str(tmp_path / "home"), "STUDYAPP_DECKS": str(bank)}
+    result = run_cli(["stats", "r", "--json"], env)
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)
+    result = run_cli(["report", "--format", "json"], env)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    (row,) = stats["decks"]
+    (report_deck,) = [d for d in report["decks"] if d["id"] == "r"]
+    assert row["retention"] == pytest.approx(header)
+    assert (row["retention_young"], row["retention_mature"]) == (pytest.approx(spans["month"].young),
+                                                                pytest.approx(spans["month"].mature))
+    for name in SPANS:
+        expected = spans[name].to_json()
+        for where in (row["retention_by_span"], stats["retention_by_span"], report_deck["retention_by_span"],
+                      report["totals"]["retention_by_span"]):
+            assert where[name] == pytest.approx(expected), name
+    # The report's headline is over all time, and says so; it is not any span's figure.
+    assert report["totals"]["retention"] not in rates
+    result = run_cli(["report"], env)
+    assert "over all time" in result.stdout and "## Retention" in result.stdout
+    month = spans["month"]
+    line = next(l for l in result.stdout.splitlines() if l.startswith("| 30 days |"))
+    assert line == (f"| 30 days | {month.rate:.0%} | {month.young:.0%} | {month.mature:.0%} | {month.total} |")

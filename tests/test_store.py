@@ -412,10 +412,12 @@ def test_stats_json_has_the_contract_shape(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("STUDYAPP_DECKS", raising=False)
     assert main(["stats", target.id, "--json", "--home", str(home)]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert set(document) == {"reviews", "decks"}
+    assert set(document) == {"reviews", "decks", "retention_by_span"}
     (row,) = document["decks"]
     contract = {"id", "items", "new", "learning", "review", "due", "reviews", "retention"}
-    assert contract <= set(row) and set(row) - contract == {"retention_young", "retention_mature", "unseen"}
+    assert contract <= set(row) and set(row) - contract == {"retention_young", "retention_mature", "unseen",
+                                                            "retention_by_span"}
+    assert set(row["retention_by_span"]) == set(document["retention_by_span"]) == {"day", "week", "month", "year"}
     assert row["id"] == target.id and row["items"] == len(target.items())
     assert document["reviews"] == row["reviews"] == 6
     # True Retention: six answers, but all to new items or short learning steps: none counts.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..core.retention import SPANS, TrueRetention, spans_json
 from ..store.summary import deck_figures
 
 
@@ -12,13 +13,19 @@ def run_stats(context, args) -> int:
     figures = deck_figures(decks, context.location)
     # new / learning / due: what can be studied today, as Anki counts them; retention: True Retention
     # over the last 30 study days (core.retention), split young and mature; unseen: never studied.
+    # retention_by_span: the same figure over the day, week, month (the 30 days) and year ending
+    # today, as the Stats screen and the report give them.
     rows = [{"id": deck.id, **{k: figures[deck.id][k] for k in
                                ("items", "new", "learning", "review", "due", "reviews", "retention",
-                                "retention_young", "retention_mature", "unseen")}}
+                                "retention_young", "retention_mature", "unseen")},
+             "retention_by_span": spans_json(figures[deck.id]["true_retention"])}
             for deck in decks]
     total = sum(row["reviews"] for row in rows)
     if args.json:
-        print(json.dumps({"reviews": total, "decks": rows}, ensure_ascii=False, indent=2))
+        overall = {name: sum((figures[d.id]["true_retention"][name] for d in decks), TrueRetention())
+                   for name in SPANS}
+        print(json.dumps({"reviews": total, "retention_by_span": spans_json(overall), "decks": rows},
+                         ensure_ascii=False, indent=2))
         return 0
     if not rows:
         print("No decks found. Add a folder with --decks DIR or STUDYAPP_DECKS.")

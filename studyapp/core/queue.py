@@ -10,7 +10,8 @@ Items answered earlier today bury their siblings as Anki's answer does
 answered review buries new and review siblings, an answered learning item buries all
 three kinds. The gathered new items are then sorted (the sort order); reviews and
 interday learning are mixed evenly, and new items mixed evenly into those (Anki's
-default "mix with reviews"). Learning items due now come before everything, and when
+default "mix with reviews"; the session keeps that mix for the day, see core.session's
+_Today.main_order). Learning items due now come before everything, and when
 nothing else is left, learning items due within the learn-ahead limit are shown early.
 
 Counts are Anki's: new and review are what was gathered, learning is the intraday

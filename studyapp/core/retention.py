@@ -60,6 +60,11 @@ class TrueRetention:
         n = self.mature_passed + self.mature_failed
         return self.mature_passed / n if n else None
 
+    def __add__(self, other: TrueRetention) -> TrueRetention:
+        """The answers of both (decks summed: the shares are recomputed, never averaged)."""
+        return TrueRetention(self.young_passed + other.young_passed, self.young_failed + other.young_failed,
+                             self.mature_passed + other.mature_passed, self.mature_failed + other.mature_failed)
+
     def to_json(self) -> dict:
         return {"retention": self.rate, "young": self.young, "mature": self.mature, "answers": self.total,
                 "young_answers": self.young_passed + self.young_failed,
@@ -95,4 +100,10 @@ def by_span(answers: Iterable[tuple[int, str, int, int]], day_of: Callable[[int]
     return out
 
 
-__all__ = ["TrueRetention", "true_retention", "by_span", "counts", "SPANS", "MATURE_DAYS", "DEFINITION"]
+def spans_json(spans: dict[str, TrueRetention]) -> dict[str, dict]:
+    """``by_span``'s result as ``stats --json`` and the report write it, span by span."""
+    return {name: spans[name].to_json() for name in SPANS}
+
+
+__all__ = ["TrueRetention", "true_retention", "by_span", "spans_json", "counts", "SPANS", "MATURE_DAYS",
+           "DEFINITION"]

@@ -213,6 +213,13 @@ class _Today:
     learning: _Rows | None = None  # every learning item, soonest due first
     reviews: _Rows | None = None  # reviews due today, most overdue first
     new: dict[tuple[str, str], _Rows] = field(default_factory=dict)  # (deck, order) -> new items in that order
+    # Where each item of the main queue (reviews, interday learning, new) stood in the day's first
+    # build: Anki builds that queue once and answers only take items off it, so the mix of new
+    # into reviews is the first build's, not one re-spread over what is left after each answer.
+    # Any other write (undo, bury, custom study, another window) reads the day again, and so
+    # builds afresh, as Anki rebuilds its queues after such changes.
+    main_order: dict[str, int] | None = None
+    main_head: str | None = None  # the first of it at the last build
 
 
 @dataclass
@@ -678,7 +685,19 @@ class ReviewSession:
         new, review = cached.done.get(before.deck_id, (0, 0))
         cached.done[before.deck_id] = (new + (state.state == "new"), review + (state.state == REVIEW))
         cached.reviewed.setdefault(self._group(before), {}).setdefault(before.key, state.state)
+        if cached.main_order is not None and before.key != cached.main_head and (
+                before.key in cached.main_order or not state.in_learning):
+            # Not the head of the queue (shown before the day turned, or from another build):
+            # Anki rebuilds its queues then (queue/mod.rs pop_entry), and so the mix is spread afresh.
+            cached.main_order = None
         end = days.end_ms(day)
+        if cached.main_order is not None:
+            cached.main_order.pop(before.key, None)  # answered: off the queue, as Anki pops it
+            intraday = after.in_learning and days.day_of(after.due_ms or 0) <= day
+            if after.state != "new" and (after.due_ms or 0) < end and not intraday:
+                # Back in today's main queue at once (a card shown days before it was answered
+                # keeps the intervals it was shown with): Anki's queue would not have it; build afresh.
+                cached.main_order = None
         due_before = state.state == REVIEW and (state.due_ms or 0) < end
         # An item shown days before it was answered keeps the intervals it was shown with,
         # so it can come out of the answer already due.
@@ -762,7 +781,15 @@ class ReviewSession:
             key = self._new_key(gather)
             builder.new(deck_ids, lambda d: iter(self._new(cached, d, gather)), gather, key,
                         {d: n for d, (n, _) in cached.done.items()})
-        return builder.finish(first.new_sort_order if first else "gathered", self.seed)
+        built = builder.finish(first.new_sort_order if first else "gathered", self.seed)
+        if only is None:
+            if cached.main_order is None:
+                cached.main_order = {row.key: i for i, (row, _) in enumerate(built.main)}
+            else:
+                known = cached.main_order
+                built.main.sort(key=lambda entry: known.get(entry[0].key, len(known)))  # stable: newcomers keep their order
+            cached.main_head = built.main[0][0].key if built.main else None
+        return built
 
     def _new_key(self, gather: str) -> Callable[[ItemRow], tuple]:
         """The order new items of one deck are read in, for a gather order (the store's SQL agrees)."""

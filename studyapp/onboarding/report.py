@@ -29,7 +29,7 @@ from ..core.grades import AGAIN
 from ..core.models import Deck
 from ..core.queue import group_keys
 from ..core.terminal_text import visible_line
-from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, by_span, true_retention
+from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, by_span, spans_json, true_retention
 
 REPORT_FORMAT = "studyapp-report"
 REPORT_VERSION = 1
@@ -166,6 +166,9 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
             "reviews": sum(1 for a in deck_answers if a.kind == "review"),
             "retention": retention.rate, "retention_young": retention.young, "retention_mature": retention.mature,
             "retention_answers": retention.total,
+            # retention above is over all the deck's answers; these are the Stats screen's spans.
+            "retention_by_span": spans_json(by_span(
+                ((a.time_ms, a.kind, a.rating, a.last_interval) for a in deck_answers), day_of, today)),
             "time_ms": sum(a.duration_ms for a in deck_answers),
             "last_studied_ms": deck_answers[-1].time_ms if deck_answers else None,
         })
@@ -213,8 +216,8 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
             "retention_mature": overall.mature,
             "retention_answers": overall.total,
             # The same figure over the spans the Stats screen and `stats` show (month: their 30 days).
-            "retention_by_span": {name: r.to_json() for name, r in by_span(
-                ((a.time_ms, a.kind, a.rating, a.last_interval) for a in answers), day_of, today).items()},
+            "retention_by_span": spans_json(by_span(
+                ((a.time_ms, a.kind, a.rating, a.last_interval) for a in answers), day_of, today)),
             "time_ms": sum(r["time_ms"] for r in deck_rows),
             "streak_days": streak({day_of(a.time_ms) for a in answers}, today),
             "started_ms": started_ms,
@@ -326,8 +329,9 @@ def to_markdown(report: dict) -> str:
         "",
         f"- Mastery: {t['mastered_facts']} of {t['facts']} facts ({percent(t['mastery'])}; {t['items']} items); "
         f"{report['mastery_rule']}.",
-        f"- Reviews: {t['reviews']}, retention {percent(t['retention'])} (young {percent(t['retention_young'])}, "
-        f"mature {percent(t['retention_mature'])}, of {t['retention_answers']} answers), "
+        f"- Reviews: {t['reviews']}, retention {percent(t['retention'])} over all time (young "
+        f"{percent(t['retention_young'])}, mature {percent(t['retention_mature'])}, of {t['retention_answers']} "
+        f"answers; by span below), "
         f"time spent {duration(t['time_ms'])}; {report['retention_rule']}.",
         f"- Streak: {t['streak_days']} day{'s' if t['streak_days'] != 1 else ''}; "
         f"started {date_only(t['started_ms'])}, last studied {date_only(t['last_studied_ms'])}.",
@@ -339,6 +343,15 @@ def to_markdown(report: dict) -> str:
         for track in report["tracks"]:
             lines.append(f"| {md(track['title'])} | {len(track['decks'])} | {percent(track['mastery'])} | "
                          f"{percent(track['target'])} | {md(track['status'])} | {md(track['deadline'] or '—')} |")
+    spans = t.get("retention_by_span")
+    if spans:  # reports merged from older versions may lack it
+        lines += ["", "## Retention", "",
+                  "True Retention over the day, week, month (the Stats screen's 30 days) and year ending today.", "",
+                  "| span | retention | young | mature | answers |", "|---|---|---|---|---|"]
+        for name, label in (("day", "today"), ("week", "7 days"), ("month", "30 days"), ("year", "365 days")):
+            span = spans[name]
+            lines.append(f"| {label} | {percent(span['retention'])} | {percent(span['young'])} | "
+                         f"{percent(span['mature'])} | {span['answers']} |")
     lines += ["", "## Decks", "", "| deck | items | facts | mastered facts | mastery | reviews | retention | time | "
               "last studied |", "|---|---|---|---|---|---|---|---|---|"]
     for deck in report["decks"]:

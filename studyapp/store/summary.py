@@ -13,12 +13,14 @@ from .repository import open_store
 def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None = None) -> dict[str, dict]:
     """Per deck id: items; new, learning and due as Anki counts them (new within today's limits,
     due = reviews due today within the limits); unseen (never studied) and review (items in the
-    review state); reviews answered; True Retention over the last 30 study days, young and mature.
+    review state); reviews answered; True Retention over the last 30 study days, young and mature,
+    and (``true_retention``) over each span of core.retention.SPANS.
 
     Read without changing anything. Items the database does not know yet count as unseen
     (and as new, up to today's limit); so does everything when there is no database.
     """
     from ..core.presets import NO_PRESETS
+    from ..core.retention import SPANS, TrueRetention
     from ..core.scheduler import Settings
     from ..core.session import ReviewSession
 
@@ -31,7 +33,8 @@ def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None 
     figures = {deck.id: {"items": len(deck.items()), "new": min(groups[deck.id], default_new), "learning": 0,
                          "review": 0, "due": 0, "reviews": 0, "retention": None, "unseen": len(deck.items()),
                          "retention_young": None, "retention_mature": None, "retention_passed": 0,
-                         "retention_answers": 0} for deck in decks}
+                         "retention_answers": 0, "true_retention": {name: TrueRetention() for name in SPANS}}
+               for deck in decks}
     store = open_store(location, clock=clock, readonly=True)
     if store is None:
         return figures
@@ -49,7 +52,8 @@ def deck_figures(decks: Sequence[Deck], location: Location, clock: Clock | None 
             row.update(new=progress.new + min(missing, max(0, new_limit - progress.new)), learning=progress.learning,
                        review=progress.review, due=progress.due, reviews=progress.reviews, retention=month.rate,
                        unseen=progress.unseen, retention_young=month.young, retention_mature=month.mature,
-                       retention_passed=month.passed, retention_answers=month.total)
+                       retention_passed=month.passed, retention_answers=month.total,
+                       true_retention=dict(progress.true_retention))
     return figures
 
 

@@ -70,6 +70,38 @@ async def test_review_ahead_from_the_empty_screen(harness):
         assert screen.session.custom.kind == "ahead"
 
 
+async def test_review_forgotten_cards_from_the_empty_screen_leaves_the_schedule_alone(harness):
+    stored_preset(harness, new_per_day=1)
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review(pilot)
+        first = screen.shown.key
+        for grade in ("1", "4"):  # forgotten (Again), then Easy: out of today's queues
+            await wait_for(pilot, lambda: screen.shown is not None and screen.shown.key == first, "the card")
+            await pilot.press("space")
+            await wait_for(pilot, lambda: screen.revealed, "the answer")
+            await pilot.press(grade)
+            await settle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ReviewScreen), "the summary")
+    with harness.store() as store:
+        before = store.item(first).state
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await review(pilot)
+        await wait_for_text(pilot, "review forgotten")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: screen.shown is not None, "the forgotten card")
+        assert screen.shown.key == first and screen.shown.queue == "cram"
+        assert screen.session.custom.kind == "forgotten"
+        await pilot.press("space")
+        await wait_for(pilot, lambda: screen.revealed, "the answer")
+        await pilot.press("3")
+        await settle(pilot)
+    with harness.store() as store:
+        assert store.item(first).state == before  # custom study's forgotten cards do not reschedule
+        assert store.load_presets().presets[DEFAULT_PRESET].new_per_day == 1
+
+
 async def test_a_learning_card_shown_early_says_so(harness):
     stored_preset(harness, new_per_day=1)
     app = harness.app("study", ["ui-sample"])
@@ -104,6 +136,7 @@ async def test_presets_in_settings_edit_validate_and_assign(harness):
         assert screen.deck_id == "ui-sample" and screen.preset.name == DEFAULT_PRESET
         screen.query_one("#preset-new_per_day").value = "3"
         screen.query_one("#preset-learning_steps").value = "none"
+        screen.query_one("#preset-learn_ahead_minutes").value = "5"  # the learn-ahead limit is an option too
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.book.presets[DEFAULT_PRESET].new_per_day == 3, "saved")
         screen.query_one("#preset-desired_retention").value = "1.5"
@@ -117,6 +150,7 @@ async def test_presets_in_settings_edit_validate_and_assign(harness):
     with harness.store() as store:
         book = store.load_presets()
     assert book.presets[DEFAULT_PRESET].new_per_day == 3 and book.presets[DEFAULT_PRESET].learning_steps == ()
+    assert book.presets[DEFAULT_PRESET].learn_ahead_minutes == 5
     assert book.presets[DEFAULT_PRESET].desired_retention is None  # the bad value was never stored
     assert book.for_deck("ui-sample").name == "Preset 2" and book.for_deck("ui-sample").new_per_day == 3
 
@@ -142,3 +176,46 @@ async def test_the_default_order_takes_turns_between_decks_and_keeps_it_after_a_
     async with app.run_test(size=SIZE) as pilot:
         screen = await review(pilot)
         assert screen.shown.key == first  # the same order after a restart
+
+
+async def test_mastery_counts_facts_on_home_and_in_the_report(harness, tmp_path):
+    """Mastery in the app and the report from the same stored states: the reverse card's two
+    sides are one fact, a cloze with one weak deletion is not mastered, and two cards that name
+    each other as related are one fact, mastered only when both are."""
+    from studyapp.core.catalog import Catalog, load_paths
+    from studyapp.core.session import ReviewSession
+    from studyapp.onboarding.collect import collect_report
+    from studyapp.onboarding.report import MASTERY_RULE, to_markdown
+
+    from test_tui_curriculum import deck_folder
+
+    folder = deck_folder(tmp_path)
+    bank = folder / "ui-sample.yaml"
+    text = bank.read_text(encoding="utf-8")
+    # markup-literal tests the same fact as layer-count, the deck now says.
+    bank.write_text(text.replace("  - id: markup-literal\n", "  - id: markup-literal\n    related: [layer-count]\n"),
+                    encoding="utf-8")
+    decks = load_paths([folder]).decks
+    mastered = ["ui-sample/top-layer/forward", "ui-sample/top-layer/backward", "ui-sample/speed-cloze/c1",
+                "ui-sample/layer-count/main"]  # markup-literal and speed-cloze/c2 stay weak
+    with harness.store() as store:
+        ReviewSession(store, decks, clock=harness.clock)  # the items, stored
+        for key in mastered:
+            store.conn.execute("UPDATE items SET state = 'review', queue = 2, stability = 40.0, difficulty = 5.0, "
+                               "due_ms = ?, last_review_ms = ?, interval = 40, reps = 4 WHERE key = ?",
+                               (harness.clock.now_ms() + 30 * 86_400_000, harness.clock.now_ms(), key))
+        store.conn.commit()
+    report = collect_report(harness.location, Catalog(decks=decks, problems=[]), clock=harness.clock)
+    (row,) = report["decks"]
+    cards = len(decks[0].cards)
+    # Facts: every card, less one for the related pair; mastered: only the reverse card.
+    assert (row["items"], row["mastered"], row["facts"], row["mastered_facts"]) == (10, 4, cards - 1, 1)
+    markdown = to_markdown(report)
+    assert f"Mastery: 1 of {cards - 1} facts" in markdown and MASTERY_RULE in markdown
+    assert "names as related" in MASTERY_RULE and "however many items it has" in MASTERY_RULE
+    app = harness.app("home", decks=[folder])
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.screen.tracks, "tracks loaded")
+        (track,) = app.screen.tracks
+        assert (track["facts"], track["mastered_facts"]) == (cards - 1, 1)
+        assert f"{1 / (cards - 1):4.0%} of 50% mastered" in screen_text(app)

@@ -109,9 +109,8 @@ class StatsScreen(AppScreen):
             retention = Content.assemble(("True retention ", "bold"), (f"{actual:.1%}", f"bold {style}"),
                                          f" in 30 days (target {desired:.0%}, {gap:+.1%}; young {_pct(month.young)}, "
                                          f"mature {_pct(month.mature)})")
-        periods = " ".join(f"{name} {_pct(spans[name].rate)}" for name in ("day", "week", "month", "year"))
-        summary = Content.assemble(retention, "\n", ("Last 30 days ", "bold"),
-                                   f"{answered} answers, {again} Again · retention by span: {periods}")
+        summary = Content.assemble(retention, "\n", ("Last 30 days ", "bold"), f"{answered} answers, {again} Again",
+                                   "\n", span_table(spans))
         self.query_one("#stats-retention", Static).update(summary)
         self._decks = figures["decks"]
         self._fill_decks()
@@ -158,3 +157,17 @@ class StatsScreen(AppScreen):
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
+
+
+SPAN_COLUMNS = (("day", "today"), ("week", "7 days"), ("month", "30 days"), ("year", "365 days"))
+
+
+def span_table(spans) -> Content:
+    """True Retention over each span, all answers and young and mature apart, in aligned columns
+    (the same figures as ``stats --json``'s and the report's ``retention_by_span``)."""
+    width = max(len(label) for _, label in SPAN_COLUMNS) + 2
+    lines = [Content.assemble(("Retention by span", "bold"), "".join(f"{label:>{width}}" for _, label in SPAN_COLUMNS))]
+    for title, value in (("  all answers    ", lambda r: r.rate), ("  young          ", lambda r: r.young),
+                         ("  mature         ", lambda r: r.mature)):
+        lines.append(Content(title + "".join(f"{_pct(value(spans[name])):>{width}}" for name, _ in SPAN_COLUMNS)))
+    return Content("\n").join(lines)
