@@ -381,6 +381,8 @@ def test_learner_markdown_escapes_titles_and_names():
 
 def test_table_cell_escapes_exactly_what_markdown_would_read():
     assert table_cell("plain words, 3 (of 4) - ok!") == "plain words, 3 (of 4) - ok!"
+    assert table_cell("ana_b_2") == "ana_b_2"  # inside a word an underscore is no emphasis
+    assert table_cell("_x_ a_ _b") == "\\_x\\_ a\\_ \\_b"
     assert table_cell("a|b") == "a\\|b"
     assert table_cell("<b>&") == "&lt;b&gt;&amp;"
     assert table_cell("[x](y) *z* _w_ `v` ~u~ \\") == "\\[x\\](y) \\*z\\* \\_w\\_ \\`v\\` \\~u\\~ \\\\"

@@ -382,8 +382,10 @@ def to_markdown(report: dict) -> str:
 
 
 # What Markdown (CommonMark and GitHub's tables) would read as syntax in a value: HTML and
-# entities, link and image brackets, emphasis and code marks, and the pipe that ends a cell.
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]|~<>&]")
+# entities, link and image brackets, emphasis and code marks, and the pipe that ends a cell. An
+# underscore between letters or digits never delimits emphasis (CommonMark), so a profile such as
+# ana_b is left as it is written.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*\[\]|~<>&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _MARKDOWN_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
