@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .bulk import collector_paused
 from ..core.clock import DAY_MS
+from ..core.fuzz import f32
 from ..core.models import Deck
 from ..core.scheduler import LEARNING, NEW, RELEARNING, REVIEW, ItemState, Settings, StudyDays
 from .apkg import AnkiCard, AnkiCollection, AnkiReview
@@ -324,7 +325,8 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
             if not incoming:
                 continue
             plan.reviews.extend(incoming)
-            answered = max((r.time_ms for r in incoming if r.kind == "review"), default=None)
+            # The latest answer is the last one: a card's revlog is in time order (its ids are times).
+            answered = next((r.time_ms for r in reversed(incoming) if r.kind == "review"), None)
             if answered is not None and answered <= last_answer.get(key, 0):
                 plan.kept_newer.append(key)
                 continue
@@ -349,6 +351,4 @@ def _label(field_text: str) -> str:
 
 
 def _as_f32(value: float | None) -> float | None:
-    from ..core.fuzz import f32
-
     return None if value is None else f32(value)

@@ -20,6 +20,7 @@ import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -234,7 +235,7 @@ def _read_collection(path: Path, database: Path, version: int) -> AnkiCollection
                 "SELECT id, nid, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, data FROM cards")]
         # In table order (the revlog id, which is time), then by card with a stable sort: SQLite's
         # ORDER BY cid walks the cid index and looks every row up in the table, twice the time.
-        revlog = list(map(AnkiReview._make, connection.execute(
+        revlog = list(map(tuple.__new__, repeat(AnkiReview), connection.execute(
             "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog")))
         revlog.sort(key=itemgetter(1))
         collection.revlog = revlog

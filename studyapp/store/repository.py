@@ -642,10 +642,11 @@ class Store:
 
     def _import_anki_within(self, planner, settings: Settings):
         with self.guarded(), self._write():
-            plan = planner(self._item_keys(), self._log())
+            items = self._item_keys()
+            plan = planner(dict(items), self._log())
             if not plan.changed:
                 return plan
-            ids = {key: id_ for id_, key in self._item_keys().items()}
+            ids = {key: id_ for id_, key in items.items()}
             scheduler = self.scheduler_id(settings)
             # Item by item, each in time order (as the plan gives them): replaying needs only each
             # item's own order, and the item index then grows at its end.
