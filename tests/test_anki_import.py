@@ -197,6 +197,51 @@ def test_replaying_the_log_gives_the_state_anki_gave(tmp_path):
                 row.state.state, row.state.stability, row.state.difficulty, row.state.due_ms)
 
 
+
+def _profile_contents(store) -> tuple:
+    """Everything an import may change: the schema (the log's indexes), the items, the log."""
+    conn = store.conn
+    return (conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+            conn.execute("SELECT * FROM items ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM review_log ORDER BY id").fetchall())
+
+
+@pytest.mark.parametrize("studied_first", [False, True])
+def test_an_import_failing_inside_its_transaction_leaves_the_profile_as_it_was(tmp_path, studied_first):
+    """The insert fails on its last row: nothing of it stays, nor a dropped index, whichever way the log is written
+    (its indexes built after an insert that at least doubles the log, or kept up during a smaller one)."""
+    d, store, package, now = exported(tmp_path)
+    collection = read_package(package)
+    target = store if studied_first else open_store(location(tmp_path, "other"), clock=FakeClock(now))
+    if not studied_first:
+        target.save_settings(SETTINGS)
+        target.sync([d])
+    before = _profile_contents(target)
+
+    def spoiled(items, log):
+        if studied_first:
+            # The profile knows all of its own reviews: planned as if it had none, three of them come in
+            # under other Anki ids, far fewer rows than its log holds.
+            plan = plan_import(collection, [d], {}, [], SETTINGS, now)
+            plan.reviews[:] = [r._replace(anki_revlog_id=r.anki_revlog_id + 1) for r in plan.reviews[:3]]
+        else:
+            plan = plan_import(collection, [d], items, log, SETTINGS, now)
+        last = plan.reviews[-1]
+        plan.reviews.append(last._replace(anki_revlog_id=last.anki_revlog_id + 7, rating=9))  # rating is 0 to 4
+        return plan
+
+    with pytest.raises(StudyappError):
+        target.import_anki(spoiled, SETTINGS)
+    assert _profile_contents(target) == before
+    assert ("index", "review_log_uid") in {row[:2] for row in before[0]}
+    if not studied_first:
+        # The indexes are whole: the good import goes in, and a second one finds all of it known.
+        planner = lambda items, log: plan_import(collection, [d], items, log, SETTINGS, now)  # noqa: E731
+        assert len(target.import_anki(planner, SETTINGS).reviews) == len(store.log())
+        assert target.import_anki(planner, SETTINGS).reviews_known == len(store.log())
+        assert [row[:2] for row in _profile_contents(target)[0]] == [row[:2] for row in before[0]]
+
+
 # ---------------------------------------------------------------- the command
 
 
