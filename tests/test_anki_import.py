@@ -288,6 +288,41 @@ def test_the_command_refuses_a_bad_file_and_leaves_the_profile_untouched(cli_hom
     assert _digest(database) == before
 
 
+
+def _foreign_sqlite(folder: Path) -> bytes:
+    other = folder / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE things (x)")
+    db.commit()
+    db.close()
+    return other.read_bytes()
+
+
+@pytest.mark.parametrize("spoil, words", [
+    (lambda good, bad: bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2]),
+     "not a zip archive, or it is truncated"),
+    (lambda good, bad: repack(bad, {"collection.anki2": _foreign_sqlite(bad.parent)}),
+     "has no cards, col, notes, revlog table"),
+    (lambda good, bad: repack(bad, {"meta": bytes([0x08, LATEST]), "collection.anki21b": half(
+        zstandard.ZstdCompressor().compress(collection_bytes(good)))}), "cut short"),
+    (lambda good, bad: repack(bad, {"collection.anki21": half(collection_bytes(good))}), "cut short"),
+])
+def test_the_command_refuses_a_truncated_or_foreign_file_and_leaves_the_profile_untouched(
+        cli_home, tmp_path, capsys, spoil, words):
+    good = tmp_path / "x.apkg"
+    assert main(["export", "anki", "pytorch-mega-cache", "--with-progress", "-o", str(good)]) == 0
+    database = cli_home / "profiles" / "default.sqlite3"
+    assert main(["import", "anki", str(good)]) == 0  # makes the profile
+    before = _digest(database)
+    bad = tmp_path / "bad.apkg"
+    spoil(good, bad)
+    capsys.readouterr()
+    assert main(["import", "anki", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert str(bad) in err and words in err and "nothing was changed" in err and "Traceback" not in err
+    assert _digest(database) == before
+
+
 def test_import_needs_a_format_and_a_file(cli_home, capsys):
     with pytest.raises(SystemExit) as caught:
         main(["import"])
