@@ -424,3 +424,38 @@ def test_reviews_older_than_studyapp_s_own_join_the_log_and_leave_its_schedule(t
     assert a.item(key).state == mine
     assert a.rebuild_states()[a.item(key).id].due_ms == mine.due_ms
     assert [e.source for e in a.history(a.item(key).id)][-2:] == ["studyapp", "anki"]
+
+
+# ---------------------------------------------------------------- the documentation
+
+
+def test_the_docs_name_anki_s_import_and_export_options_in_anki_s_own_words(tmp_path):
+    """docs/export.md walks both directions through Anki's dialogs: every option it names is the label
+    Anki shows (the ``anki`` package's own English strings), and each one is named."""
+    from anki.collection import Collection
+
+    # Lines joined: a label may wrap.
+    text = " ".join((Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text(encoding="utf-8").split())
+    both_ways = text[text.index("## Progress both ways"):]
+    to_anki = both_ways[:both_ways.index("### Anki → studyapp")]
+    from_anki = both_ways[both_ways.index("### Anki → studyapp"):]
+    collection = Collection(str(tmp_path / "labels.anki2"))
+    try:
+        tr = collection.tr
+        importing = [tr.importing_also_import_progress(), tr.importing_with_deck_configs(),
+                     tr.importing_merge_notetypes(), tr.importing_update_notes(), tr.importing_update_notetypes(),
+                     tr.importing_update_if_newer()]
+        exporting = [tr.exporting_anki_deck_package(), tr.exporting_anki_collection_package(),
+                     tr.exporting_include_scheduling_information(), tr.exporting_include_deck_configs(),
+                     tr.exporting_include_media()]
+        older = tr.exporting_support_older_anki_versions()
+    finally:
+        collection.close()
+    for label in importing:
+        assert f"*{label}" in to_anki, label  # bold or italic, as the dialog shows it
+    for label in exporting:
+        assert f"*{label}" in from_anki, label
+    # The docs give the label up to Anki's aside in parentheses.
+    named = from_anki[from_anki.index("*Support older"):].split("*")[1]
+    assert older.startswith(named) and len(named) > len("Support older")
+    assert "**File → Import…**" in to_anki and "**File → Export…**" in from_anki
