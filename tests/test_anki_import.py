@@ -7,6 +7,7 @@ import io
 import json
 import random
 import sqlite3
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -95,6 +96,18 @@ def half(data: bytes) -> bytes:
     return data[: len(data) // 2]
 
 
+def with_ease(database: bytes, ease) -> bytes:
+    """The collection with its first revlog row answered with ``ease``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "c.anki2"
+        path.write_bytes(database)
+        db = sqlite3.connect(path)
+        db.execute("UPDATE revlog SET ease = ? WHERE id = (SELECT min(id) FROM revlog)", (ease,))
+        db.commit()
+        db.close()
+        return path.read_bytes()
+
+
 @pytest.mark.parametrize("make, words", [
     (lambda p, db: p.write_bytes(b"hello, I am text"), "not a zip archive"),
     (lambda p, db: repack(p, {"readme.txt": b"x"}), "not an Anki package"),
@@ -106,6 +119,8 @@ def half(data: bytes) -> bytes:
     (lambda p, db: repack(p, {"collection.anki21": db[: len(db) // 2]}), "cut short"),
     (lambda p, db: repack(p, {"collection.anki2": b"SQLite format 3\x00" + b"\x00" * 200}), "damaged"),
     (lambda p, db: repack(p, {"collection.anki2": b"plain text, not sqlite"}), "not an SQLite database"),
+    (lambda p, db: repack(p, {"collection.anki2": with_ease(db, 7)}), "answered with ease 7, where Anki writes 0 to 4"),
+    (lambda p, db: repack(p, {"collection.anki2": with_ease(db, "good")}), "answered with ease 'good'"),
 ])
 def test_a_bad_file_is_a_clear_error_naming_it(tmp_path, make, words):
     _, _, package, _ = exported(tmp_path, days=2)
@@ -209,7 +224,8 @@ def _profile_contents(store) -> tuple:
 @pytest.mark.parametrize("studied_first", [False, True])
 def test_an_import_failing_inside_its_transaction_leaves_the_profile_as_it_was(tmp_path, studied_first):
     """The insert fails on its last row: nothing of it stays, nor a dropped index, whichever way the log is written
-    (its indexes built after an insert that at least doubles the log, or kept up during a smaller one)."""
+    (its indexes built after an insert that at least doubles the log, or kept up during a smaller one), and the
+    CHECKs the import sets aside are back."""
     d, store, package, now = exported(tmp_path)
     collection = read_package(package)
     target = store if studied_first else open_store(location(tmp_path, "other"), clock=FakeClock(now))
@@ -226,14 +242,15 @@ def test_an_import_failing_inside_its_transaction_leaves_the_profile_as_it_was(t
             plan.reviews[:] = [r._replace(anki_revlog_id=r.anki_revlog_id + 1) for r in plan.reviews[:3]]
         else:
             plan = plan_import(collection, [d], items, log, SETTINGS, now)
-        last = plan.reviews[-1]
-        plan.reviews.append(last._replace(anki_revlog_id=last.anki_revlog_id + 7, rating=9))  # rating is 0 to 4
+        # One Anki review twice for one item: the log's unique index refuses the second, at the end.
+        plan.reviews.append(plan.reviews[-1])
         return plan
 
     with pytest.raises(StudyappError):
         target.import_anki(spoiled, SETTINGS)
     assert _profile_contents(target) == before
     assert ("index", "review_log_uid") in {row[:2] for row in before[0]}
+    assert target.conn.execute("PRAGMA ignore_check_constraints").fetchone()[0] == 0
     if not studied_first:
         # The indexes are whole: the good import goes in, and a second one finds all of it known.
         planner = lambda items, log: plan_import(collection, [d], items, log, SETTINGS, now)  # noqa: E731

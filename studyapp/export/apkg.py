@@ -233,6 +233,11 @@ def _read_collection(path: Path, database: Path, version: int) -> AnkiCollection
             AnkiCard(cid, nid, ord_, ctype, queue, due, ivl, factor, reps, lapses, left, odue, odid, _json(data) or {})
             for cid, nid, ord_, ctype, queue, due, ivl, factor, reps, lapses, left, odue, odid, data in connection.execute(
                 "SELECT id, nid, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, data FROM cards")]
+        wrong = connection.execute("SELECT id, ease FROM revlog WHERE typeof(ease) != 'integer' "
+                                   "OR ease NOT BETWEEN 0 AND 4 LIMIT 1").fetchone()
+        if wrong is not None:
+            raise _unreadable(path, f"its review log has a row (id {wrong[0]}) answered with ease {wrong[1]!r}, "
+                                    "where Anki writes 0 to 4")
         # In table order (the revlog id, which is time), then by card with a stable sort: SQLite's
         # ORDER BY cid walks the cid index and looks every row up in the table, twice the time.
         revlog = list(map(tuple.__new__, repeat(AnkiReview), connection.execute(
