@@ -15,6 +15,8 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -276,8 +278,13 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
                         by_text.setdefault((card.type == "cloze", text), []).append((deck, card))
         return by_text
     revlog: dict[int, list[AnkiReview]] = {}
-    for entry in collection.revlog:
-        revlog.setdefault(entry.card_id, []).append(entry)
+    # A card's rows at a time (read_package gives them by card): a list per card, not a call per row.
+    for card_id, entries in groupby(collection.revlog, key=itemgetter(1)):
+        rows = revlog.get(card_id)
+        if rows is None:
+            revlog[card_id] = list(entries)
+        else:
+            rows.extend(entries)
     cards_of: dict[int, list[AnkiCard]] = {}
     for card in collection.cards:
         cards_of.setdefault(card.note_id, []).append(card)
