@@ -329,12 +329,17 @@ def gather_progress(store, settings: Settings) -> Progress:
     from .ids import revlog_ids
 
     rows = store.all_items()
-    log, review_interval = store.log_for_export()
-    numbers = revlog_ids([(entry[1], entry[2]) for entry in log])
+    key_of = {row.id: row.key for row in rows}
+    log = store.log_for_export()
+    numbers = revlog_ids([(entry[3], entry[10]) for entry in log])
     new = tuple.__new__
-    reviews = [new(LoggedReview, (key, number, kind, rating, before, interval, last_interval, difficulty, duration))
-               for (key, _, _, kind, rating, before, interval, last_interval, difficulty, duration), number
+    reviews = [new(LoggedReview, (key_of[item_id], number, kind, rating, before, interval, last_interval, difficulty,
+                                  duration))
+               for (item_id, kind, rating, _, before, _, interval, last_interval, difficulty, duration, _), number
                in zip(log, numbers)]
+    # The last review that left each item in review: later rows overwrite earlier ones.
+    review_interval = {entry[0]: entry[6] for entry in log
+                       if entry[1] == "review" and entry[5] == REVIEW and entry[6] > 0}
     items = {row.key: ItemProgress(row.key, row.state, row.suspended, row.buried_day,
                                    review_interval.get(row.id, 0)) for row in rows}
     presets = store.load_presets() if hasattr(store, "load_presets") else None

@@ -711,26 +711,13 @@ class Store:
         """(item id, kind, time_ms, anki revlog id) of every log row, in order: what an import compares."""
         return self.conn.execute("SELECT item_id, kind, time_ms, anki_revlog_id FROM review_log ORDER BY id").fetchall()
 
-    def log_for_export(self) -> tuple[list[tuple], dict[int, int]]:
-        """What an export with progress carries, read at one moment: (item key, time_ms, anki revlog id, kind,
-        rating, state before, interval, last interval, difficulty, duration) of every log row in order, and
-        item id -> the interval (days) of its last review that left it in review."""
+    def log_for_export(self) -> list[tuple]:
+        """(item id, kind, rating, time_ms, state before, state after, interval, last interval, difficulty,
+        duration, anki revlog id) of every log row, in order: what an export with progress carries."""
         with self.guarded():
-            begun = not self.conn.in_transaction
-            if begun:
-                self.conn.execute("BEGIN")
-            try:
-                log = self.conn.execute(
-                    "SELECT i.key, r.time_ms, r.anki_revlog_id, r.kind, r.rating, r.state_before, r.interval, "
-                    "r.last_interval, r.difficulty, r.duration_ms FROM review_log r JOIN items i ON i.id = r.item_id "
-                    "ORDER BY r.id").fetchall()
-                intervals = dict(self.conn.execute(
-                    "SELECT item_id, interval FROM review_log WHERE id IN (SELECT max(id) FROM review_log "
-                    "WHERE kind = 'review' AND state_after = 'review' AND interval > 0 GROUP BY item_id)"))
-            finally:
-                if begun:
-                    self.conn.execute("COMMIT")
-        return log, intervals
+            return self.conn.execute(
+                "SELECT item_id, kind, rating, time_ms, state_before, state_after, interval, last_interval, "
+                "difficulty, duration_ms, anki_revlog_id FROM review_log ORDER BY id").fetchall()
 
     # -- the log
 
