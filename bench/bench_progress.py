@@ -1,6 +1,8 @@
 """Progress both ways: studyapp's export with progress and its import, against Anki doing the same.
 
-    python bench/bench_progress.py [--quick]
+    python bench/bench_progress.py                      # 10,000 cards, 100,000 reviews, five rounds
+    python bench/bench_progress.py --quick              # 1,000 cards, three rounds
+    python bench/bench_progress.py --out bench/PROGRESS.md   # also write the figures and the load averages
 
 One profile of 10,000 items (basic cards in four decks) with 100,000 review-log rows
 (ten reviews each, written straight into SQLite: their values do not change the work).
@@ -21,6 +23,7 @@ Runs alternate (Anki, studyapp, round after round).
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -120,7 +123,8 @@ def run(quick: bool = False) -> list[dict]:
                 with_scheduling=True, with_deck_configs=True, with_media=False, legacy=False), limit=None)
 
         anki_export()
-        exports = interleaved_medians({"anki": anki_export, "studyapp": studyapp_export}, repeat)
+        exports_cpu: dict[str, float] = {}
+        exports = interleaved_medians({"anki": anki_export, "studyapp": studyapp_export}, repeat, cpu=exports_cpu)
         reviews = len(read_package(theirs).revlog)
 
         targets: dict[str, object] = {}
@@ -152,8 +156,9 @@ def run(quick: bool = False) -> list[dict]:
             assert len(plan.reviews) == reviews, (len(plan.reviews), reviews)
             profile.close()
 
+        imports_cpu: dict[str, float] = {}
         imports = interleaved_medians({"anki": anki_import, "studyapp": studyapp_import}, repeat,
-                                      setups={"anki": fresh_anki, "studyapp": fresh_profile})
+                                      setups={"anki": fresh_anki, "studyapp": fresh_profile}, cpu=imports_cpu)
         source.close()
         store.close()
         shutil.rmtree(tmp / "home", ignore_errors=True)
@@ -165,10 +170,49 @@ def run(quick: bool = False) -> list[dict]:
         row(f"import from Anki, {label}", imports["studyapp"] * 1000, imports["anki"] * 1000, "ms",
             note="studyapp: read_package + match + one transaction into a profile; "
                  "Anki: import_anki_package with scheduling into a fresh collection"),
+        # The same runs in CPU seconds (all threads): on a busy machine the wall clock favours
+        # Anki's threads, which the scheduler serves one by one; the CPU time is the work done.
+        row(f"export with progress, CPU time, {label}", exports_cpu["studyapp"] * 1000, exports_cpu["anki"] * 1000,
+            "ms", note="the export's runs above, CPU seconds of the process"),
+        row(f"import from Anki, CPU time, {label}", imports_cpu["studyapp"] * 1000, imports_cpu["anki"] * 1000,
+            "ms", note="the import's runs above, CPU seconds of the process"),
     ]
 
 
-if __name__ == "__main__":
-    for r in run("--quick" in sys.argv):
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import datetime
+    import os
+    import platform
+
+    from common import markdown
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="1,000 cards and three rounds: a smoke run")
+    parser.add_argument("--out", default="", help="write the figures as markdown, with the load averages, here")
+    args = parser.parse_args(argv)
+    # Both sides of each ratio share the machine, but a busy one slows them unevenly: say how busy it was.
+    load_before = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    rows = run(args.quick)
+    load_after = os.getloadavg()
+    for r in rows:
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] else "-"
         print(f"{r['figure']}: {r['studyapp']:.1f} {r['unit']} vs {r['baseline']:.1f} {r['unit']} ({ratio})")
+    loads = (f"load average (1, 5, 15 min) {', '.join(f'{x:.2f}' for x in load_before)} at the start, "
+             f"{', '.join(f'{x:.2f}' for x in load_after)} at the end, on {os.cpu_count()} cores")
+    print(loads)
+    if args.out:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent).stdout.strip()
+        Path(args.out).write_text(
+            f"# Progress both ways: `python bench/bench_progress.py{' --quick' if args.quick else ''}`\n\n"
+            f"- Run {started:%Y-%m-%d %H:%M} UTC at commit {commit or 'unknown'}, Python {platform.python_version()}\n"
+            f"- {loads[0].upper()}{loads[1:]}\n- Medians of alternating rounds (Anki, studyapp); the ratio is "
+            "studyapp's time over Anki's, target at most 1.5x\n\n" + markdown(rows, "Anki") + "\n",
+            encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,24 +23,31 @@ def median_seconds(function: Callable[[], object], repeat: int, setup: Callable[
 
 
 def interleaved_medians(functions: dict[str, Callable[[], object]], repeat: int,
-                        setups: dict[str, Callable[[], object]] | None = None) -> dict[str, float]:
+                        setups: dict[str, Callable[[], object]] | None = None,
+                        cpu: dict[str, float] | None = None) -> dict[str, float]:
     """Median seconds of each function, run in turn round after round (one warm-up round first).
 
     On a shared machine a slow spell then slows a figure and its baseline alike, and the
     ratio between them stays honest where back-to-back blocks of runs would skew it.
+    ``cpu``, when given, receives each function's median CPU seconds (every thread of the
+    process), which a busy machine disturbs less than the wall clock.
     """
     setups = setups or {}
     times: dict[str, list[float]] = {name: [] for name in functions}
+    cpu_times: dict[str, list[float]] = {name: [] for name in functions}
     for round_ in range(repeat + 1):
         for name, function in functions.items():
             if name in setups:
                 setups[name]()
             gc.collect()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             function()
-            elapsed = time.perf_counter() - start
+            elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
             if round_:
                 times[name].append(elapsed)
+                cpu_times[name].append(elapsed_cpu)
+    if cpu is not None:
+        cpu.update({name: statistics.median(values) for name, values in cpu_times.items()})
     return {name: statistics.median(values) for name, values in times.items()}
 
 

@@ -7,6 +7,7 @@ import io
 import json
 import random
 import sqlite3
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -95,6 +96,18 @@ def half(data: bytes) -> bytes:
     return data[: len(data) // 2]
 
 
+def with_ease(database: bytes, ease) -> bytes:
+    """The collection with its first revlog row answered with ``ease``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "c.anki2"
+        path.write_bytes(database)
+        db = sqlite3.connect(path)
+        db.execute("UPDATE revlog SET ease = ? WHERE id = (SELECT min(id) FROM revlog)", (ease,))
+        db.commit()
+        db.close()
+        return path.read_bytes()
+
+
 @pytest.mark.parametrize("make, words", [
     (lambda p, db: p.write_bytes(b"hello, I am text"), "not a zip archive"),
     (lambda p, db: repack(p, {"readme.txt": b"x"}), "not an Anki package"),
@@ -106,6 +119,8 @@ def half(data: bytes) -> bytes:
     (lambda p, db: repack(p, {"collection.anki21": db[: len(db) // 2]}), "cut short"),
     (lambda p, db: repack(p, {"collection.anki2": b"SQLite format 3\x00" + b"\x00" * 200}), "damaged"),
     (lambda p, db: repack(p, {"collection.anki2": b"plain text, not sqlite"}), "not an SQLite database"),
+    (lambda p, db: repack(p, {"collection.anki2": with_ease(db, 7)}), "answered with ease 7, where Anki writes 0 to 4"),
+    (lambda p, db: repack(p, {"collection.anki2": with_ease(db, "good")}), "answered with ease 'good'"),
 ])
 def test_a_bad_file_is_a_clear_error_naming_it(tmp_path, make, words):
     _, _, package, _ = exported(tmp_path, days=2)
@@ -197,6 +212,53 @@ def test_replaying_the_log_gives_the_state_anki_gave(tmp_path):
                 row.state.state, row.state.stability, row.state.difficulty, row.state.due_ms)
 
 
+
+def _profile_contents(store) -> tuple:
+    """Everything an import may change: the schema (the log's indexes), the items, the log."""
+    conn = store.conn
+    return (conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+            conn.execute("SELECT * FROM items ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM review_log ORDER BY id").fetchall())
+
+
+@pytest.mark.parametrize("studied_first", [False, True])
+def test_an_import_failing_inside_its_transaction_leaves_the_profile_as_it_was(tmp_path, studied_first):
+    """The insert fails on its last row: nothing of it stays, nor a dropped index, whichever way the log is written
+    (its indexes built after an insert that at least doubles the log, or kept up during a smaller one), and the
+    CHECKs the import sets aside are back."""
+    d, store, package, now = exported(tmp_path)
+    collection = read_package(package)
+    target = store if studied_first else open_store(location(tmp_path, "other"), clock=FakeClock(now))
+    if not studied_first:
+        target.save_settings(SETTINGS)
+        target.sync([d])
+    before = _profile_contents(target)
+
+    def spoiled(items, log):
+        if studied_first:
+            # The profile knows all of its own reviews: planned as if it had none, three of them come in
+            # under other Anki ids, far fewer rows than its log holds.
+            plan = plan_import(collection, [d], {}, [], SETTINGS, now)
+            plan.reviews[:] = [r._replace(anki_revlog_id=r.anki_revlog_id + 1) for r in plan.reviews[:3]]
+        else:
+            plan = plan_import(collection, [d], items, log, SETTINGS, now)
+        # One Anki review twice for one item: the log's unique index refuses the second, at the end.
+        plan.reviews.append(plan.reviews[-1])
+        return plan
+
+    with pytest.raises(StudyappError):
+        target.import_anki(spoiled, SETTINGS)
+    assert _profile_contents(target) == before
+    assert ("index", "review_log_uid") in {row[:2] for row in before[0]}
+    assert target.conn.execute("PRAGMA ignore_check_constraints").fetchone()[0] == 0
+    if not studied_first:
+        # The indexes are whole: the good import goes in, and a second one finds all of it known.
+        planner = lambda items, log: plan_import(collection, [d], items, log, SETTINGS, now)  # noqa: E731
+        assert len(target.import_anki(planner, SETTINGS).reviews) == len(store.log())
+        assert target.import_anki(planner, SETTINGS).reviews_known == len(store.log())
+        assert [row[:2] for row in _profile_contents(target)[0]] == [row[:2] for row in before[0]]
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -240,6 +302,41 @@ def test_the_command_refuses_a_bad_file_and_leaves_the_profile_untouched(cli_hom
     assert main(["import", "anki", str(bad)]) == 1
     err = capsys.readouterr().err
     assert f"{bad}" in err and "not a zip archive" in err and "Traceback" not in err
+    assert _digest(database) == before
+
+
+
+def _foreign_sqlite(folder: Path) -> bytes:
+    other = folder / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE things (x)")
+    db.commit()
+    db.close()
+    return other.read_bytes()
+
+
+@pytest.mark.parametrize("spoil, words", [
+    (lambda good, bad: bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2]),
+     "not a zip archive, or it is truncated"),
+    (lambda good, bad: repack(bad, {"collection.anki2": _foreign_sqlite(bad.parent)}),
+     "has no cards, col, notes, revlog table"),
+    (lambda good, bad: repack(bad, {"meta": bytes([0x08, LATEST]), "collection.anki21b": half(
+        zstandard.ZstdCompressor().compress(collection_bytes(good)))}), "cut short"),
+    (lambda good, bad: repack(bad, {"collection.anki21": half(collection_bytes(good))}), "cut short"),
+])
+def test_the_command_refuses_a_truncated_or_foreign_file_and_leaves_the_profile_untouched(
+        cli_home, tmp_path, capsys, spoil, words):
+    good = tmp_path / "x.apkg"
+    assert main(["export", "anki", "pytorch-mega-cache", "--with-progress", "-o", str(good)]) == 0
+    database = cli_home / "profiles" / "default.sqlite3"
+    assert main(["import", "anki", str(good)]) == 0  # makes the profile
+    before = _digest(database)
+    bad = tmp_path / "bad.apkg"
+    spoil(good, bad)
+    capsys.readouterr()
+    assert main(["import", "anki", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert str(bad) in err and words in err and "nothing was changed" in err and "Traceback" not in err
     assert _digest(database) == before
 
 
@@ -344,3 +441,38 @@ def test_reviews_older_than_studyapp_s_own_join_the_log_and_leave_its_schedule(t
     assert a.item(key).state == mine
     assert a.rebuild_states()[a.item(key).id].due_ms == mine.due_ms
     assert [e.source for e in a.history(a.item(key).id)][-2:] == ["studyapp", "anki"]
+
+
+# ---------------------------------------------------------------- the documentation
+
+
+def test_the_docs_name_anki_s_import_and_export_options_in_anki_s_own_words(tmp_path):
+    """docs/export.md walks both directions through Anki's dialogs: every option it names is the label
+    Anki shows (the ``anki`` package's own English strings), and each one is named."""
+    from anki.collection import Collection
+
+    # Lines joined: a label may wrap.
+    text = " ".join((Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text(encoding="utf-8").split())
+    both_ways = text[text.index("## Progress both ways"):]
+    to_anki = both_ways[:both_ways.index("### Anki → studyapp")]
+    from_anki = both_ways[both_ways.index("### Anki → studyapp"):]
+    collection = Collection(str(tmp_path / "labels.anki2"))
+    try:
+        tr = collection.tr
+        importing = [tr.importing_also_import_progress(), tr.importing_with_deck_configs(),
+                     tr.importing_merge_notetypes(), tr.importing_update_notes(), tr.importing_update_notetypes(),
+                     tr.importing_update_if_newer()]
+        exporting = [tr.exporting_anki_deck_package(), tr.exporting_anki_collection_package(),
+                     tr.exporting_include_scheduling_information(), tr.exporting_include_deck_configs(),
+                     tr.exporting_include_media()]
+        older = tr.exporting_support_older_anki_versions()
+    finally:
+        collection.close()
+    for label in importing:
+        assert f"*{label}" in to_anki, label  # bold or italic, as the dialog shows it
+    for label in exporting:
+        assert f"*{label}" in from_anki, label
+    # The docs give the label up to Anki's aside in parentheses.
+    named = from_anki[from_anki.index("*Support older"):].split("*")[1]
+    assert older.startswith(named) and len(named) > len("Support older")
+    assert "**File → Import…**" in to_anki and "**File → Export…**" in from_anki

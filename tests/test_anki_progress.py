@@ -218,6 +218,51 @@ def test_progress_goes_round_twice_without_drift_or_duplicated_reviews(tmp_path)
     assert len(store.log()) == sum(len(c["revlog"]) for c in result[3]["cards"])
 
 
+
+def test_every_package_anki_exports_brings_the_same_progress(tmp_path):
+    """Anki's .apkg and .colpkg, each current (zstd collection.anki21b) and for older versions (collection.anki21)."""
+    from studyapp.export.apkg import LATEST, LEGACY_2, read_package
+
+    store, _ = studied_store(tmp_path)
+    t1 = START + 40 * DAY_MS + 45 * MINUTE_MS
+    first = tmp_path / "first.apkg"
+    export_with_progress(store, first, t1)
+    t2 = t1 + 6 * DAY_MS
+    files = {(kind, legacy): tmp_path / f"back-{'older' if legacy else 'current'}.{kind}"
+             for kind in ("apkg", "colpkg") for legacy in (False, True)}
+    result = anki(tmp_path, "anki-formats", [
+        {"at": t1, "op": "import", "package": str(first)},
+        {"at": t2, "op": "study", "seed": 4, "new": 2, "tail": [1, 3]},
+        {"at": t2 + 40 * MINUTE_MS, "op": "dump"},
+        *({"at": t2 + 40 * MINUTE_MS, "op": "export", "package": str(path), "legacy": legacy}
+          for (_, legacy), path in files.items())])
+    answered, cards = result[1]["answered"], result[2]["cards"]
+    assert len(answered) >= 5
+
+    collections = {}
+    for (kind, legacy), path in files.items():
+        with zipfile.ZipFile(path) as archive:
+            assert ("collection.anki21" if legacy else "collection.anki21b") in archive.namelist(), path
+        collections[kind, legacy] = collection = read_package(path)
+        assert collection.version == (LEGACY_2 if legacy else LATEST)
+    reference = collections["apkg", False]
+    assert len(reference.revlog) == sum(len(c["revlog"]) for c in cards)
+    for collection in collections.values():
+        assert sorted(collection.cards) == sorted(reference.cards)
+        assert collection.revlog == reference.revlog and collection.notes == reference.notes
+
+    # The current .apkg brings Anki's answers; each of the other three then adds and changes nothing.
+    plan = import_into_studyapp(store, files["apkg", False], t2 + 40 * MINUTE_MS)
+    assert len(plan.reviews) == len(answered)
+    assert compare(store, SETTINGS, cards, t2 + 40 * MINUTE_MS) == []
+    snapshot = (store.conn.execute("SELECT * FROM items ORDER BY id").fetchall(), store.log())
+    for key in [("apkg", True), ("colpkg", False), ("colpkg", True)]:
+        again = import_into_studyapp(store, files[key], t2 + 50 * MINUTE_MS)
+        assert (again.reviews, again.states, again.reviews_known) == ([], {}, len(reference.revlog)), key
+        assert (store.conn.execute("SELECT * FROM items ORDER BY id").fetchall(), store.log()) == snapshot
+    no_duplicates(store)
+
+
 def test_notes_made_in_anki_match_by_note_type_and_front_text(tmp_path):
     clock = FakeClock(START)
     store = open_store(location(tmp_path), clock=clock)

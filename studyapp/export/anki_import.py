@@ -15,11 +15,14 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from datetime import datetime, timedelta, timezone
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .bulk import collector_paused
 from ..core.clock import DAY_MS
+from ..core.fuzz import f32
 from ..core.models import Deck
 from ..core.scheduler import LEARNING, NEW, RELEARNING, REVIEW, ItemState, Settings, StudyDays
 from .apkg import AnkiCard, AnkiCollection, AnkiReview
@@ -110,8 +113,11 @@ def study_day_of_anki_day(collection: AnkiCollection, days: StudyDays, number: i
 
 
 def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, days: StudyDays,
-               last_review_ms: int | None, today: int) -> TakenState | None:
-    """The studyapp state of an Anki card (None for a card Anki still has as new)."""
+               last_review_ms: int | None, today: int,
+               anki_day: Callable[[int], int] | None = None) -> TakenState | None:
+    """The studyapp state of an Anki card (None for a card Anki still has as new).
+
+    ``anki_day``: ``study_day_of_anki_day`` for this collection and ``days`` (remembered by the caller)."""
     if card.type == TYPE_NEW:
         return None
     data = card.data
@@ -129,7 +135,7 @@ def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, d
         queue = QUEUE_LEARN if card.type in (TYPE_LEARN, TYPE_RELEARN) and card.due > 1_000_000_000 else (
             QUEUE_DAY_LEARN if card.type in (TYPE_LEARN, TYPE_RELEARN) else 2)
     if queue in (2, QUEUE_DAY_LEARN):
-        day = study_day_of_anki_day(collection, days, card.due)
+        day = anki_day(card.due) if anki_day is not None else study_day_of_anki_day(collection, days, card.due)
         anchor = last_review_ms if last_review_ms is not None else days.start_ms(day)
         due_ms = days.add_days(anchor, day - days.day_of(anchor))
     else:
@@ -160,6 +166,11 @@ def _difficulty_of_factor(factor: int) -> float | None:
     return None
 
 
+# Every factor a revlog row can hold under FSRS, worked out once rather than once a row.
+_DIFFICULTY_OF_FACTOR = {factor: _difficulty_of_factor(factor) for factor in range(100, 1101)}
+_UNLISTED = object()
+
+
 def _state_before(kind: int, first: bool) -> str:
     if kind == REVLOG_LEARNING:
         return NEW if first else LEARNING
@@ -178,30 +189,50 @@ def _state_after(entry: AnkiReview, before: str) -> str:
 
 def convert_reviews(key: str, revlog: Sequence[AnkiReview], known: set[int]) -> tuple[list[IncomingReview], int, int]:
     """(the rows ``known`` lacks, how many were known, how many are manual rows with no answer)."""
+    # _state_before, _state_after and _difficulty_of_factor written out in the loop: it runs
+    # once for each of a package's reviews (100,000 and more), where a call costs more than its work.
     out: list[IncomingReview] = []
+    append = out.append
+    new = tuple.__new__
+    difficulty_of = _DIFFICULTY_OF_FACTOR.get
+    unlisted = _UNLISTED
     known_count = skipped = 0
     first = True
-    for entry in revlog:
-        if entry.ease == 0:
-            reset = entry.kind == REVLOG_MANUAL and entry.factor == 0
-            if entry.id in known:
+    for revlog_id, _, ease, interval, last_interval, factor, taken_ms, kind in revlog:
+        if ease == 0:
+            reset = kind == REVLOG_MANUAL and factor == 0
+            if revlog_id in known:
                 known_count += 1
             elif reset:
-                out.append(IncomingReview(key, entry.id, "reset", 0, entry.id, 0, REVIEW, NEW, 0,
-                                          entry.last_interval, None))
+                append(new(IncomingReview, (key, revlog_id, "reset", 0, revlog_id, 0, REVIEW, NEW, 0, last_interval,
+                                            None)))
             else:
                 skipped += 1
             first = first or reset
             continue
-        before = _state_before(entry.kind, first)
+        if kind == REVLOG_LEARNING:
+            before = NEW if first else LEARNING
+        elif kind == REVLOG_RELEARNING:
+            before = RELEARNING
+        else:
+            before = REVIEW
         first = False
-        if entry.id in known:
+        if revlog_id in known:
             known_count += 1
             continue
-        cram = entry.kind == REVLOG_FILTERED and entry.factor == 0
-        out.append(IncomingReview(key, entry.id, "cram" if cram else "review", entry.ease, entry.id,
-                                  max(0, entry.taken_ms), before, _state_after(entry, before), entry.interval,
-                                  entry.last_interval, _difficulty_of_factor(entry.factor)))
+        if interval > 0:
+            after = REVIEW
+        elif before == RELEARNING or (before == REVIEW and ease <= 1):
+            after = RELEARNING
+        else:
+            after = LEARNING
+        cram = kind == REVLOG_FILTERED and factor == 0
+        difficulty = difficulty_of(factor, unlisted)
+        if difficulty is unlisted:  # not an integer factor: no collection Anki wrote, but read all the same
+            difficulty = _difficulty_of_factor(factor)
+        append(new(IncomingReview, (key, revlog_id, "cram" if cram else "review", ease, revlog_id,
+                                    taken_ms if taken_ms > 0 else 0, before, after, interval, last_interval,
+                                    difficulty)))
     return out, known_count, skipped
 
 
@@ -247,11 +278,26 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
                         by_text.setdefault((card.type == "cloze", text), []).append((deck, card))
         return by_text
     revlog: dict[int, list[AnkiReview]] = {}
-    for entry in collection.revlog:
-        revlog.setdefault(entry.card_id, []).append(entry)
+    # A card's rows at a time (read_package gives them by card): a list per card, not a call per row.
+    for card_id, entries in groupby(collection.revlog, key=itemgetter(1)):
+        rows = revlog.get(card_id)
+        if rows is None:
+            revlog[card_id] = list(entries)
+        else:
+            rows.extend(entries)
     cards_of: dict[int, list[AnkiCard]] = {}
     for card in collection.cards:
         cards_of.setdefault(card.note_id, []).append(card)
+
+    anki_days: dict[int, int] = {}
+
+    def anki_day(number: int) -> int:
+        day = anki_days.get(number)
+        if day is None:
+            day = anki_days[number] = study_day_of_anki_day(collection, days, number)
+        return day
+
+    scheduling: dict[str, Settings] = {}
 
     plan = ImportPlan()
     for note in collection.notes.values():
@@ -286,7 +332,8 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
             if not incoming:
                 continue
             plan.reviews.extend(incoming)
-            answered = max((r.time_ms for r in incoming if r.kind == "review"), default=None)
+            # The latest answer is the last one: a card's revlog is in time order (its ids are times).
+            answered = next((r.time_ms for r in reversed(incoming) if r.kind == "review"), None)
             if answered is not None and answered <= last_answer.get(key, 0):
                 plan.kept_newer.append(key)
                 continue
@@ -294,7 +341,10 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
                 continue
             # The revlog is in time order per card: its last answer is the last row with a rating.
             last = next((r.id for r in reversed(rows) if r.ease > 0), None)
-            taken = card_state(card, collection, deck_settings(presets, settings, deck.id)[1], days, last, today)
+            deck_options = scheduling.get(deck.id)
+            if deck_options is None:
+                deck_options = scheduling[deck.id] = deck_settings(presets, settings, deck.id)[1]
+            taken = card_state(card, collection, deck_options, days, last, today, anki_day)
             if taken is None:
                 taken = TakenState("", ItemState(), False, 0)
             plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)
@@ -308,6 +358,4 @@ def _label(field_text: str) -> str:
 
 
 def _as_f32(value: float | None) -> float | None:
-    from ..core.fuzz import f32
-
     return None if value is None else f32(value)

@@ -20,6 +20,8 @@ import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -231,9 +233,17 @@ def _read_collection(path: Path, database: Path, version: int) -> AnkiCollection
             AnkiCard(cid, nid, ord_, ctype, queue, due, ivl, factor, reps, lapses, left, odue, odid, _json(data) or {})
             for cid, nid, ord_, ctype, queue, due, ivl, factor, reps, lapses, left, odue, odid, data in connection.execute(
                 "SELECT id, nid, ord, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, data FROM cards")]
-        make = AnkiReview._make
-        collection.revlog = [make(row) for row in connection.execute(
-            "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog ORDER BY cid, id")]
+        wrong = connection.execute("SELECT id, ease FROM revlog WHERE typeof(ease) != 'integer' "
+                                   "OR ease NOT BETWEEN 0 AND 4 LIMIT 1").fetchone()
+        if wrong is not None:
+            raise _unreadable(path, f"its review log has a row (id {wrong[0]}) answered with ease {wrong[1]!r}, "
+                                    "where Anki writes 0 to 4")
+        # In table order (the revlog id, which is time), then by card with a stable sort: SQLite's
+        # ORDER BY cid walks the cid index and looks every row up in the table, twice the time.
+        revlog = list(map(tuple.__new__, repeat(AnkiReview), connection.execute(
+            "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog")))
+        revlog.sort(key=itemgetter(1))
+        collection.revlog = revlog
         return collection
     except sqlite3.DatabaseError as error:
         raise _unreadable(path, f"its collection is damaged ({error})") from None

@@ -34,15 +34,19 @@ def revlog_ids(entries) -> list[int]:
     Rows only ever append, so a row's id never changes between exports, and an import
     recognises a review it exported earlier by this id.
     """
+    entries = list(entries)
+    numbers = [int(time_ms) if anki_id is None else int(anki_id) for time_ms, anki_id in entries]
+    if len(set(numbers)) == len(numbers):
+        # No two rows want one number (nearly always): no row moves, and none need be looked at again.
+        return numbers
+    # Two rows want one number: from the first of them on, each row takes the next number free.
     taken: set[int] = set()
-    out = []
-    for time_ms, anki_id in entries:
-        if anki_id is not None:
-            number = int(anki_id)
-        else:
-            number = int(time_ms)
+    add = taken.add
+    for index, (time_ms, anki_id) in enumerate(entries):
+        number = numbers[index]
+        if anki_id is None:
             while number in taken:
                 number += 1
-        taken.add(number)
-        out.append(number)
-    return out
+            numbers[index] = number
+        add(number)
+    return numbers

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -632,45 +634,76 @@ class Store:
             # Every row's item and scheduler come from this same transaction's own reads, so
             # SQLite's two look-ups per row (a quarter of the insert) check nothing new.
             self.conn.execute("PRAGMA foreign_keys = OFF")
+            # Likewise the log's CHECKs (half the cost of a row: SQLite builds the IN list of each
+            # one again for every row): kind and source are the planner's own words, and the
+            # rating is an Anki ease that read_package refuses outside 0 to 4.
+            self.conn.execute("PRAGMA ignore_check_constraints = ON")
         try:
             return self._import_anki_within(planner, settings)
         finally:
             with self.guarded():
+                self.conn.execute("PRAGMA ignore_check_constraints = OFF")
                 self.conn.execute("PRAGMA foreign_keys = ON")
                 self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
 
     def _import_anki_within(self, planner, settings: Settings):
         with self.guarded(), self._write():
-            plan = planner(self._item_keys(), self._log())
+            items = self._item_keys()
+            plan = planner(dict(items), self._log())
             if not plan.changed:
                 return plan
-            ids = {key: id_ for id_, key in self._item_keys().items()}
+            ids = {key: id_ for id_, key in items.items()}
             scheduler = self.scheduler_id(settings)
             # Item by item, each in time order (as the plan gives them): replaying needs only each
             # item's own order, and the item index then grows at its end.
             reviews = plan.reviews
-            rows = [(ids[r.item_key], r.kind, r.rating, r.time_ms, r.time_ms, r.duration_ms, r.state_before,
-                     r.state_after, r.interval, r.last_interval, None, r.difficulty, None, scheduler, r.anki_revlog_id)
-                    for r in reviews]
             # The last row of each item whose state is taken records that whole state.
             last_of = {review.item_key: index for index, review in enumerate(reviews)}
-            for key, taken in plan.states.items():
-                index = last_of.get(key)
-                if index is None:
-                    continue
+            taken_at = {last_of[key]: taken.state for key, taken in plan.states.items() if key in last_of}
+            # One random prefix for the import and a count after it: as unique as a random uid each
+            # (80 random bits tell imports apart), but the rows reach the uid index in its own order,
+            # where random uids cost a quarter of the insert.
+            prefix = secrets.token_hex(10)
+            # sched_ms is the answer time (?4 twice): Anki keeps no time the card was shown.
+            rows = [(ids[r.item_key], r.kind, r.rating, r.time_ms, r.duration_ms, r.state_before, r.state_after,
+                     r.interval, r.last_interval, None, r.difficulty, None, r.anki_revlog_id, f"{prefix}{index:012x}")
+                    for index, r in enumerate(reviews)]
+            for index, state in taken_at.items():
                 row = rows[index]
-                state = taken.state
-                rows[index] = (*row[:7], state.state, *row[8:10], state.stability, state.difficulty, state.due_ms,
-                               *row[13:])
-            self.conn.executemany(
-                "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
-                "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
-                f"anki_revlog_id, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'anki', ?, {schema.NEW_UID_SQL})",
-                rows)
+                rows[index] = (*row[:6], state.state, *row[7:9], state.stability, state.difficulty, state.due_ms,
+                               *row[12:])
+            with self._indexes_built_after(len(rows)):
+                self.conn.executemany(
+                    "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+                    "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
+                    "anki_revlog_id, uid) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                    f"{int(scheduler)}, 'anki', ?13, ?14)", rows)
             self.conn.executemany(
                 f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ? WHERE id = ?",
                 [(*_state_values(t.state), int(t.suspended), t.buried_day, ids[key]) for key, t in plan.states.items()])
             return plan
+
+    @contextmanager
+    def _indexes_built_after(self, incoming: int):
+        """The review log's indexes dropped for an insert of ``incoming`` rows and built again after it,
+        inside the caller's transaction, when the insert at least doubles the log.
+
+        Building an index sorts its rows once; keeping it up during the insert places every row
+        on its own, which costs more as long as the rows already there are fewer than the new
+        ones. The indexes come back from their own definitions, so the schema is as it was, and
+        a unique one refuses a duplicate when it is built, failing the transaction as the insert would.
+        """
+        existing = self.conn.execute("SELECT count(*) FROM review_log").fetchone()[0]
+        if incoming <= existing:
+            yield
+            return
+        indexes = self.conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' "
+                                    "AND tbl_name = 'review_log' AND sql IS NOT NULL ORDER BY name").fetchall()
+        for name, _ in indexes:
+            self.conn.execute(f'DROP INDEX "{name}"')
+        yield
+        for _, sql in indexes:
+            self.conn.execute(sql)
 
     def _item_keys(self) -> dict[int, str]:
         return dict(self.conn.execute("SELECT id, key FROM items"))
