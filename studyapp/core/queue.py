@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+from bisect import bisect_right, insort
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
@@ -169,6 +170,82 @@ class Built:
         return out[:limit]
 
 
+def _due_of(row: ItemRow) -> int:
+    return row.state.due_ms or 0
+
+
+def _first_interspersed(one: list, two: list):
+    """``intersperse(one, two)[0]`` without building the list (None when both are empty)."""
+    if len(one) < len(two):
+        return two[0]
+    return one[0] if one else None
+
+
+@dataclass
+class Gathered:
+    """Today's gathered queues, before ``now`` splits the learning items: what a build keeps
+    between picks. ``intraday`` is every intraday learning item, soonest due first (with the
+    learn-ahead limit, ``now`` decides which of them are shown and counted); the rest is as
+    Anki's builder leaves it: interday learning and reviews (gather order), new (sorted)."""
+
+    intraday: list[ItemRow] = field(default_factory=list)
+    day_learning: list[ItemRow] = field(default_factory=list)
+    reviews: list[ItemRow] = field(default_factory=list)
+    new: list[ItemRow] = field(default_factory=list)
+
+    def at(self, now: int, learn_ahead_until: int) -> Built:
+        """The queue at ``now``, as QueueBuilder.finish builds it."""
+        due_now = bisect_right(self.intraday, now, key=_due_of)
+        counted = bisect_right(self.intraday, learn_ahead_until, key=_due_of) if learn_ahead_until > now else due_now
+        built = Built(learning_now=self.intraday[:due_now], ahead=self.intraday[due_now:counted],
+                      counts_new=len(self.new), counts_review=len(self.reviews),
+                      counts_learning=counted + len(self.day_learning))
+        due = intersperse([(r, REVIEW_QUEUE) for r in self.reviews], [(r, LEARNING_QUEUE) for r in self.day_learning])
+        built.main = intersperse(due, [(r, NEW_QUEUE) for r in self.new])
+        return built
+
+    def first(self, now: int, learn_ahead_until: int) -> tuple[tuple[ItemRow, str, bool] | None, tuple[int, int, int]]:
+        """``at(now, ...).order(1)`` and its counts (new, learning, review), in a few steps:
+        the first of an interspersed list only depends on the two lengths."""
+        intraday = self.intraday
+        due_now = bisect_right(intraday, now, key=_due_of)
+        counted = bisect_right(intraday, learn_ahead_until, key=_due_of) if learn_ahead_until > now else due_now
+        counts = (len(self.new), counted + len(self.day_learning), len(self.reviews))
+        if due_now:
+            return (intraday[0], LEARNING_QUEUE, False), counts
+        reviews, day_learning, new = self.reviews, self.day_learning, self.new
+        if len(reviews) < len(day_learning):
+            due_first = (day_learning[0], LEARNING_QUEUE)
+        else:
+            due_first = (reviews[0], REVIEW_QUEUE) if reviews else None
+        if len(reviews) + len(day_learning) < len(new):
+            main_first = (new[0], NEW_QUEUE)
+        else:
+            main_first = due_first
+        if main_first is not None:
+            return (main_first[0], main_first[1], False), counts
+        if counted:
+            return (intraday[0], LEARNING_QUEUE, True), counts
+        return None, counts
+
+    def take_out(self, row: ItemRow) -> str | None:
+        """Remove an item; returns which list held it ("intraday", "day_learning", "reviews", "new")."""
+        for name in ("intraday", "reviews", "new", "day_learning"):
+            rows = getattr(self, name)
+            # The answered item is nearly always the first of its list.
+            if rows and rows[0].id == row.id:
+                del rows[0]
+                return name
+            for i, other in enumerate(rows):
+                if other.id == row.id:
+                    del rows[i]
+                    return name
+        return None
+
+    def add_intraday(self, row: ItemRow) -> None:
+        insort(self.intraday, row, key=lambda r: (_due_of(r), r.id))
+
+
 class QueueBuilder:
     """One build of today's queue; see the module's docstring for the rules."""
 
@@ -190,20 +267,31 @@ class QueueBuilder:
         self._pending_interday: list[ItemRow] = []  # interday learning due today, gathered with the reviews
         self._reviews: list[ItemRow] = []
         self._new: list[ItemRow] = []
+        self._intraday: list[ItemRow] = []
+        # Per deck, what its preset buries: one look-up per deck, not one per item walked.
+        self._modes: dict[str, BuryMode] = {}
+
+    def _mode(self, deck_id: str) -> BuryMode:
+        mode = self._modes.get(deck_id)
+        if mode is None:
+            mode = self._modes[deck_id] = BuryMode.of(self.preset(deck_id))
+        return mode
 
     # -- the rule every queue shares
 
     def _skip(self, row: ItemRow, kind: str) -> bool:
         """Mark the row's group as seen; True if the row is to be left out (buried as a sibling)."""
         group = self.group(row)
-        mode = BuryMode.of(self.preset(row.deck_id))
+        mode = self._mode(row.deck_id)
         previous = self.seen.get(group)
         if kind == LEARNING_QUEUE:  # intraday learning is never buried
             self.seen[group] = mode if previous is None else previous | mode
             return False
-        for key, state in self.answered.get(group, {}).items():
-            if key != row.key and sibling_buried_by_answer(kind, state, BuryMode.of(self.preset(key.split("/", 1)[0]))):
-                return True
+        answered = self.answered.get(group)
+        if answered:
+            for key, state in answered.items():
+                if key != row.key and sibling_buried_by_answer(kind, state, self._mode(key.split("/", 1)[0])):
+                    return True
         self.seen[group] = mode if previous is None else previous | mode
         if previous is None:
             return False
@@ -221,6 +309,7 @@ class QueueBuilder:
                 interday.append(row)
                 continue
             self._skip(row, LEARNING_QUEUE)
+            self._intraday.append(row)
             due = row.state.due_ms or 0
             if due <= self.now:
                 built.learning_now.append(row)
@@ -290,7 +379,7 @@ class QueueBuilder:
                     break
                 take(row)
 
-    def finish(self, sort: str, seed: int) -> Built:
+    def _sorted_new(self, sort: str, seed: int) -> list[ItemRow]:
         new = self._new
         if sort == "card-type":
             new.sort(key=template_index)  # stable: gather order within a card type
@@ -300,6 +389,15 @@ class QueueBuilder:
             new.sort(key=lambda r: (rank(seed, f"{r.deck_id}/{r.card_id}"), template_index(r)))
         elif sort == "random":
             new.sort(key=lambda r: rank(seed, r.key))
+        return new
+
+    def gathered(self, sort: str, seed: int) -> Gathered:
+        """The gathered queues (see Gathered), the new items sorted."""
+        return Gathered(list(self._intraday), list(self._day_learning), list(self._reviews),
+                        list(self._sorted_new(sort, seed)))
+
+    def finish(self, sort: str, seed: int) -> Built:
+        new = self._sorted_new(sort, seed)
         built = self.built
         built.counts_new = len(new)
         built.counts_review = len(self._reviews)
@@ -309,5 +407,5 @@ class QueueBuilder:
         return built
 
 
-__all__ = ["CustomStudy", "LimitReached", "QueueBuilder", "Built", "BuryMode", "group_keys", "rank",
+__all__ = ["CustomStudy", "LimitReached", "QueueBuilder", "Built", "Gathered", "BuryMode", "group_keys", "rank",
            "intersperse", "sibling_buried_by_answer", "template_index"]

@@ -33,7 +33,7 @@ from .load_balancer import LOAD_BALANCE_DAYS, LoadBalancer
 from .models import Deck, Item
 from .presets import Preset, Presets
 from .problems import StudyappError
-from .queue import Built, CustomStudy, LimitReached, QueueBuilder, group_keys, rank
+from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, group_keys, rank
 from .retention import SPANS, TrueRetention, by_span, true_retention
 from .scheduler import AGAIN, RATINGS, REVIEW, ItemState, Preview, ReviewScheduler, Settings
 
@@ -213,6 +213,9 @@ class _Today:
     learning: _Rows | None = None  # every learning item, soonest due first
     reviews: _Rows | None = None  # reviews due today, most overdue first
     new: dict[tuple[str, str], _Rows] = field(default_factory=dict)  # (deck, order) -> new items in that order
+    # The last build's gathered queues: kept across picks, patched by this session's own answers
+    # where that gives exactly what a new build would (see ReviewSession._patch_gathered).
+    gathered: Gathered | None = None
 
 
 @dataclass
@@ -255,6 +258,9 @@ class ReviewSession:
         self.cram = cram or (custom is not None and custom.kind == "forgotten")
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
         self._groups = group_keys(all_decks)  # (deck id, card id) -> sibling group (related cards join)
+        # Decks where ``related:`` joins cards into groups; elsewhere a group is one card.
+        self._linked = {deck.id for deck in all_decks if any(card.related for card in deck.cards)}
+        self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
         store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
@@ -281,12 +287,11 @@ class ReviewSession:
         now = self.clock.now_ms()
         if self.cram:
             return self._next_cram(now)
-        built = self._build(now)
-        picked = built.order(1)
-        if not picked:
+        picked, counts = self._first(now)
+        if picked is None:
             return None
-        row, queue, ahead = picked[0]
-        self._current = self._show(row, queue, now, _counts_of(built), ahead=ahead)
+        row, queue, ahead = picked
+        self._current = self._show(row, queue, now, Counts(*counts), ahead=ahead)
         return self._current
 
     def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
@@ -396,7 +401,7 @@ class ReviewSession:
         limit plus interday learning due today."""
         if self.cram:
             return self._cram_counts()
-        return _counts_of(self._build(self.clock.now_ms() if now_ms is None else now_ms))
+        return Counts(*self._first(self.clock.now_ms() if now_ms is None else now_ms)[1])
 
     def upcoming(self, limit: int = 10_000) -> list[tuple[str, str]]:
         """Today's queue as (key, queue name), in the order ``next`` would give it."""
@@ -692,13 +697,47 @@ class ReviewSession:
         for rows in self._queues_of(cached, before):
             rows.remove(before)
         visible = before.present and not before.suspended and before.buried_day < day
+        row = replace(before, state=after)
         if visible:
-            row = replace(before, state=after)
             for rows in self._queues_of(cached, row):
                 if rows is not cached.reviews or (after.due_ms or 0) < end:
                     rows.add(row)
+        if cached.gathered is not None and not self._patch_gathered(cached.gathered, before, row if visible else None,
+                                                                   end):
+            cached.gathered = None
         cached.version = version
         self._today_cache = cached
+
+    def _patch_gathered(self, gathered: Gathered, before: ItemRow, after: ItemRow | None, end: int) -> bool:
+        """Bring the gathered queues past this session's answer to ``before`` (now ``after``;
+        None: hidden), where the result is exactly what gathering again would give; False
+        where it would not be, and the next pick gathers again.
+
+        Exact when the item is alone in its sibling group (its answer buries nothing, its
+        place in a group marks nothing) and it was a review, an intraday learning item or a
+        new item gathered deck by deck or in one ranked stream: it used one place of its
+        deck's limit, the answer counts one against that limit, and every other item keeps
+        its place. Interday learning uses a review place that its answer gives back (another
+        review may take it), and "interleaved" ranks the decks by what each gave today: both
+        gather again, as does an answer that puts an item back among today's reviews.
+        """
+        if not self._alone(before):
+            return False
+        was = gathered.take_out(before)
+        if was is None or was == "day_learning":
+            return False
+        if was == "new" and self.preset_for(self.deck_ids[0]).new_gather_order == "interleaved":
+            return False
+        if after is None:
+            return True
+        state = after.state
+        if state.in_learning:
+            days = self.scheduler.days
+            if days.day_of(state.due_ms or 0) > days.day_of(state.last_review_ms or 0):  # interday
+                return (state.due_ms or 0) >= end
+            gathered.add_intraday(after)
+            return True
+        return state.state == REVIEW and (state.due_ms or 0) >= end
 
     def _deck_limit(self, kind: str, deck_id: str) -> int:
         """The deck's own daily limit: a per-deck override in the settings, else its preset's."""
@@ -712,17 +751,19 @@ class ReviewSession:
     def _overall_limit(self, kind: str) -> int:
         return self.settings.new_per_day if kind == "new" else self.settings.reviews_per_day
 
-    def _deck_left(self, kind: str, deck_id: str, today: int) -> int:
-        cached = self._today(self.scheduler.days.start_ms(today))
+    def _deck_left(self, kind: str, deck_id: str, today: int, cached: _Today | None = None) -> int:
+        if cached is None:
+            cached = self._today(self.scheduler.days.start_ms(today))
         index = 0 if kind == "new" else 1
         done = cached.done.get(deck_id, (0, 0))[index]
         extra = cached.extensions.get(deck_id, (0, 0))[index]
         return max(0, self._deck_limit(kind, deck_id) + extra - done)
 
-    def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
+    def _limits_left(self, day_start_ms: int, cached: _Today | None = None) -> tuple[dict[str, int], dict[str, int]]:
         """New and review items each deck (and "*", overall) may still show today; custom
         study's extensions for today are added, the limits themselves stay as set."""
-        cached = self._today(day_start_ms)
+        if cached is None:
+            cached = self._today(day_start_ms)
         today = self.scheduler.days.day_of(day_start_ms)
         if self.custom is not None:  # review ahead: reviews only, no limits (Anki's filtered deck)
             return ({"*": 0, **{d: 0 for d in self.deck_ids}},
@@ -733,12 +774,42 @@ class ReviewSession:
             extra = cached.extensions.get("*", (0, 0))[index]
             left = {"*": max(0, self._overall_limit(kind) + extra - done)}
             for deck_id in self.deck_ids:
-                left[deck_id] = min(self._deck_left(kind, deck_id, today), left["*"])
+                left[deck_id] = min(self._deck_left(kind, deck_id, today, cached), left["*"])
             lefts.append(left)
         return lefts[0], lefts[1]
 
     def _group(self, row: ItemRow) -> str:
-        return self._groups.get((row.deck_id, row.card_id), row.sibling_key)
+        group = self._groups.get((row.deck_id, row.card_id))
+        return row.sibling_key if group is None else group
+
+    def _alone(self, row: ItemRow) -> bool:
+        """Whether the item is the only one of its sibling group (one card, one variant)."""
+        item = self._item(row)
+        if item is None or len(item.card.variants()) != 1:
+            return False
+        if row.deck_id not in self._linked:
+            return True
+        if self._group_cards is None:
+            counts: dict[str, int] = {}
+            for (deck_id, _), group in self._groups.items():
+                if deck_id in self._linked:
+                    counts[group] = counts.get(group, 0) + 1
+            self._group_cards = counts
+        return self._group_cards.get(self._group(row), 0) == 1
+
+    def _first(self, now: int) -> tuple[tuple[ItemRow, str, bool] | None, tuple[int, int, int]]:
+        """The item ``next`` shows at ``now`` and the counts (new, learning, review), from
+        today's gathered queues (built when missing, kept across picks)."""
+        days = self.scheduler.days
+        today = days.day_of(now)
+        start = days.start_ms(today)
+        cached = self._today(start)
+        gathered = cached.gathered
+        if gathered is None:
+            gathered = self._gather(cached, start, days.end_ms(today))
+            if self.custom is None:  # review ahead reads past today: built afresh each time
+                cached.gathered = gathered
+        return gathered.first(now, now + self._learn_ahead_ms())
 
     def _build(self, now: int, only: str | None = None) -> Built:
         """Today's queue at ``now`` (see core.queue); ``only``: one deck of the session on its own
@@ -747,15 +818,21 @@ class ReviewSession:
         today = days.day_of(now)
         start, end = days.start_ms(today), days.end_ms(today)
         cached = self._today(start)
-        new_left, review_left = self._limits_left(start)
+        return self._gather(cached, start, end, only).at(now, now + self._learn_ahead_ms())
+
+    def _gather(self, cached: _Today, start: int, end: int, only: str | None = None) -> Gathered:
+        """Today's queues gathered as Anki's builder gathers them (core.queue)."""
+        days = self.scheduler.days
+        new_left, review_left = self._limits_left(start, cached)
         deck_ids = [only] if only else self.deck_ids
         if only:
             new_left = {"*": new_left["*"], only: new_left[only]}
             review_left = {"*": review_left["*"], only: review_left[only]}
+        day_of = days.day_of
         builder = QueueBuilder(
             group=self._group, preset=self.preset_for, answered=cached.reviewed, new_left=dict(new_left),
-            review_left=dict(review_left), now=now, end_of_today=end, learn_ahead_until=now + self._learn_ahead_ms(),
-            interday=lambda row: days.day_of(row.state.due_ms or 0) > days.day_of(row.state.last_review_ms or 0))
+            review_left=dict(review_left), now=start, end_of_today=end, learn_ahead_until=start,
+            interday=lambda row: day_of(row.state.due_ms or 0) > day_of(row.state.last_review_ms or 0))
         learning, reviews = self._learning(cached), self._reviews(cached)
         builder.learning(learning if not only else (r for r in learning if r.deck_id == only))
         builder.due(reviews if not only else (r for r in reviews if r.deck_id == only))
@@ -765,7 +842,7 @@ class ReviewSession:
             key = self._new_key(gather)
             builder.new(deck_ids, lambda d: iter(self._new(cached, d, gather)), gather, key,
                         {d: n for d, (n, _) in cached.done.items()})
-        return builder.finish(first.new_sort_order if first else "gathered", self.seed)
+        return builder.gathered(first.new_sort_order if first else "gathered", self.seed)
 
     def _new_key(self, gather: str) -> Callable[[ItemRow], tuple]:
         """The order new items of one deck are read in, for a gather order (the store's SQL agrees)."""
