@@ -59,6 +59,7 @@ def fuzz_bounds(interval: float) -> tuple[int, int]:
     return as_u32(round_f32(_unpack(_pack(interval - delta))[0])), as_u32(round_f32(_unpack(_pack(interval + delta))[0]))
 
 
+@lru_cache(maxsize=1 << 16)
 def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
     minimum = min(minimum, maximum)
     interval = min(max(interval, f32(minimum)), f32(maximum))

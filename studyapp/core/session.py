@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the store imports core, never the other way round at run ti
 LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new", "cram"
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
+_PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
 
 
@@ -216,6 +217,7 @@ class _Today:
     # The last build's gathered queues: kept across picks, patched by this session's own answers
     # where that gives exactly what a new build would (see ReviewSession._patch_gathered).
     gathered: Gathered | None = None
+    primed: bool = False  # the fuzz numbers of today's first items drawn (see ReviewSession._prime)
 
 
 @dataclass
@@ -797,6 +799,13 @@ class ReviewSession:
             self._group_cards = counts
         return self._group_cards.get(self._group(row), 0) == 1
 
+    def _prime(self, gathered: Gathered) -> None:
+        # The items the day will show first, their fuzz numbers drawn in one go (as many as
+        # a long day of study shows; what is shown later draws its own when shown).
+        rows = [*gathered.intraday[:_PRIMED], *gathered.reviews[:_PRIMED], *gathered.day_learning[:_PRIMED],
+                *gathered.new[:_PRIMED]]
+        self.scheduler.prime((row.key, row.state) for row in rows)
+
     def _first(self, now: int) -> tuple[tuple[ItemRow, str, bool] | None, tuple[int, int, int]]:
         """The item ``next`` shows at ``now`` and the counts (new, learning, review), from
         today's gathered queues (built when missing, kept across picks)."""
@@ -809,6 +818,9 @@ class ReviewSession:
             gathered = self._gather(cached, start, days.end_ms(today))
             if self.custom is None:  # review ahead reads past today: built afresh each time
                 cached.gathered = gathered
+                if not cached.primed:
+                    cached.primed = True
+                    self._prime(gathered)
         return gathered.first(now, now + self._learn_ahead_ms())
 
     def _build(self, now: int, only: str | None = None) -> Built:
