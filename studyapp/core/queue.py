@@ -170,6 +170,32 @@ class Built:
         return out[:limit]
 
 
+def sort_new(gathered: Sequence[ItemRow], sort: str, seed: int) -> list[ItemRow]:
+    """The gathered new items in the sort order (Anki's new card sort order)."""
+    new = list(gathered)
+    if sort == "card-type":
+        new.sort(key=template_index)  # stable: gather order within a card type
+    elif sort == "card-type-random":
+        new.sort(key=lambda r: (template_index(r), rank(seed, r.key)))
+    elif sort == "random-note-card-type":
+        new.sort(key=lambda r: (rank(seed, f"{r.deck_id}/{r.card_id}"), template_index(r)))
+    elif sort == "random":
+        new.sort(key=lambda r: rank(seed, r.key))
+    return new
+
+
+def _remove(rows: list[ItemRow], row: ItemRow) -> bool:
+    # The answered item is nearly always the first of its list.
+    if rows and rows[0].id == row.id:
+        del rows[0]
+        return True
+    for i, other in enumerate(rows):
+        if other.id == row.id:
+            del rows[i]
+            return True
+    return False
+
+
 def _due_of(row: ItemRow) -> int:
     return row.state.due_ms or 0
 
@@ -192,6 +218,9 @@ class Gathered:
     day_learning: list[ItemRow] = field(default_factory=list)
     reviews: list[ItemRow] = field(default_factory=list)
     new: list[ItemRow] = field(default_factory=list)
+    new_gathered: list[ItemRow] = field(default_factory=list)  # ``new`` before the sort
+    sort: str = "gathered"
+    seed: int = 0
 
     def at(self, now: int, learn_ahead_until: int) -> Built:
         """The queue at ``now``, as QueueBuilder.finish builds it."""
@@ -231,16 +260,25 @@ class Gathered:
     def take_out(self, row: ItemRow) -> str | None:
         """Remove an item; returns which list held it ("intraday", "day_learning", "reviews", "new")."""
         for name in ("intraday", "reviews", "new", "day_learning"):
-            rows = getattr(self, name)
-            # The answered item is nearly always the first of its list.
-            if rows and rows[0].id == row.id:
-                del rows[0]
+            if _remove(getattr(self, name), row):
+                if name == "new":
+                    _remove(self.new_gathered, row)
                 return name
-            for i, other in enumerate(rows):
-                if other.id == row.id:
-                    del rows[i]
-                    return name
         return None
+
+    def reinterleave(self, done: Mapping[str, int], deck_ids: Sequence[str]) -> None:
+        """The new items in the "interleaved" gather order for today's ``done`` counts: a deck's
+        k-th item is taken at turn done + k, ties going to the deck listed first."""
+        index = {deck_id: i for i, deck_id in enumerate(deck_ids)}
+        seen: dict[str, int] = {}
+        keyed = []
+        for row in self.new_gathered:
+            k = seen.get(row.deck_id, 0)
+            seen[row.deck_id] = k + 1
+            keyed.append((done.get(row.deck_id, 0) + k, index.get(row.deck_id, len(index)), row))
+        keyed.sort(key=lambda t: (t[0], t[1]))  # stable: one deck's items keep their order
+        self.new_gathered = [row for _, _, row in keyed]
+        self.new = sort_new(self.new_gathered, self.sort, self.seed)
 
     def add_intraday(self, row: ItemRow) -> None:
         insort(self.intraday, row, key=lambda r: (_due_of(r), r.id))
@@ -379,25 +417,13 @@ class QueueBuilder:
                     break
                 take(row)
 
-    def _sorted_new(self, sort: str, seed: int) -> list[ItemRow]:
-        new = self._new
-        if sort == "card-type":
-            new.sort(key=template_index)  # stable: gather order within a card type
-        elif sort == "card-type-random":
-            new.sort(key=lambda r: (template_index(r), rank(seed, r.key)))
-        elif sort == "random-note-card-type":
-            new.sort(key=lambda r: (rank(seed, f"{r.deck_id}/{r.card_id}"), template_index(r)))
-        elif sort == "random":
-            new.sort(key=lambda r: rank(seed, r.key))
-        return new
-
     def gathered(self, sort: str, seed: int) -> Gathered:
         """The gathered queues (see Gathered), the new items sorted."""
         return Gathered(list(self._intraday), list(self._day_learning), list(self._reviews),
-                        list(self._sorted_new(sort, seed)))
+                        sort_new(self._new, sort, seed), list(self._new), sort, seed)
 
     def finish(self, sort: str, seed: int) -> Built:
-        new = self._sorted_new(sort, seed)
+        new = sort_new(self._new, sort, seed)
         built = self.built
         built.counts_new = len(new)
         built.counts_review = len(self._reviews)

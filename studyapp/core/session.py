@@ -233,6 +233,10 @@ class _Undo:
 class ReviewSession:
     """One study session. Not thread-safe: drive it from one thread (a Textual worker is fine)."""
 
+    # Keep today's gathered queues between picks (False: gather afresh at every pick, the
+    # reference tests/test_queue_incremental.py compares with).
+    _keep_gathered = True
+
     def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
                  settings: Settings | None = None, cram: bool = False,
                  deck_ids: Sequence[str] | None = None, presets: Presets | None = None,
@@ -705,12 +709,13 @@ class ReviewSession:
                 if rows is not cached.reviews or (after.due_ms or 0) < end:
                     rows.add(row)
         if cached.gathered is not None and not self._patch_gathered(cached.gathered, before, row if visible else None,
-                                                                   end):
+                                                                   end, cached.done):
             cached.gathered = None
         cached.version = version
         self._today_cache = cached
 
-    def _patch_gathered(self, gathered: Gathered, before: ItemRow, after: ItemRow | None, end: int) -> bool:
+    def _patch_gathered(self, gathered: Gathered, before: ItemRow, after: ItemRow | None, end: int,
+                        done: Mapping[str, tuple[int, int]]) -> bool:
         """Bring the gathered queues past this session's answer to ``before`` (now ``after``;
         None: hidden), where the result is exactly what gathering again would give; False
         where it would not be, and the next pick gathers again.
@@ -719,9 +724,11 @@ class ReviewSession:
         place in a group marks nothing) and it was a review, an intraday learning item or a
         new item gathered deck by deck or in one ranked stream: it used one place of its
         deck's limit, the answer counts one against that limit, and every other item keeps
-        its place. Interday learning uses a review place that its answer gives back (another
-        review may take it), and "interleaved" ranks the decks by what each gave today: both
-        gather again, as does an answer that puts an item back among today's reviews.
+        its place ("interleaved" takes each deck's next item at its turn, and the answered
+        deck's turns now start one later: the new items are put in that order again).
+        Interday learning uses a review place that its answer gives back (another review may
+        take it): that gathers again, as does an answer that puts an item back among today's
+        reviews.
         """
         if not self._alone(before):
             return False
@@ -729,7 +736,9 @@ class ReviewSession:
         if was is None or was == "day_learning":
             return False
         if was == "new" and self.preset_for(self.deck_ids[0]).new_gather_order == "interleaved":
-            return False
+            # Each deck's items keep their places in it; the turns of the answered item's deck
+            # start one later (QueueBuilder.new), which can reorder the items before it.
+            gathered.reinterleave({d: n for d, (n, _) in done.items()}, self.deck_ids)
         if after is None:
             return True
         state = after.state
@@ -816,7 +825,7 @@ class ReviewSession:
         gathered = cached.gathered
         if gathered is None:
             gathered = self._gather(cached, start, days.end_ms(today))
-            if self.custom is None:  # review ahead reads past today: built afresh each time
+            if self.custom is None and self._keep_gathered:  # review ahead reads past today: built afresh
                 cached.gathered = gathered
                 if not cached.primed:
                     cached.primed = True
