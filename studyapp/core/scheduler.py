@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
@@ -552,12 +553,14 @@ class ReviewScheduler:
                  seed: int | None) -> Preview:
         lapses = before.lapses + (1 if before.state == REVIEW and rating == AGAIN else 0)
         leech = before.leech or lapses >= self.settings.leech_lapses
-        common = dict(stability=outcome.stability, difficulty=outcome.difficulty, last_review_ms=now_ms,
-                      reps=before.reps + 1, lapses=lapses, leech=leech)
-        if outcome.days is not None:
-            due = self.days.add_days(now_ms, outcome.days)
-            after = ItemState(state=REVIEW, step=None, due_ms=due, interval=outcome.days, **common)
-            return Preview(rating, after, due, interval_days=outcome.days)
+        days = outcome.days
+        # Positional: ItemState(state, step, stability, difficulty, due_ms, last_review_ms,
+        # interval, reps, lapses, leech), a third quicker than keywords for a frozen dataclass.
+        if days is not None:
+            due = self.days.add_days(now_ms, days)
+            after = ItemState(REVIEW, None, outcome.stability, outcome.difficulty, due, now_ms, days, before.reps + 1,
+                              lapses, leech)
+            return Preview(rating, after, due, days)
         secs = outcome.secs
         assert secs is not None
         step_days = None
@@ -568,8 +571,9 @@ class ReviewScheduler:
             due = self.days.start_ms(self.days.day_of(now_ms) + step_days)
         else:
             due = now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000
-        after = ItemState(state=outcome.state, step=outcome.step, due_ms=due, interval=-secs, **common)
-        return Preview(rating, after, due, interval_secs=secs, step_days=step_days)
+        after = ItemState(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
+                          before.reps + 1, lapses, leech)
+        return Preview(rating, after, due, None, secs, step_days)
 
 
 class _Context:
@@ -602,7 +606,15 @@ def _memory(item: Any) -> tuple[float, float]:
 
 
 def _round_places_f32(value: float, scale: float) -> float:
-    return f32(round_f32(f32(value * scale)) / scale)
+    # f32(round_f32(f32(value * scale)) / scale), inlined: four of these run for every preview.
+    v = _unpack_f32(_pack_f32(value * scale))[0]
+    rounded = _floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5)
+    return _unpack_f32(_pack_f32(rounded / scale))[0]
+
+
+_F32 = struct.Struct("f")
+_pack_f32, _unpack_f32 = _F32.pack, _F32.unpack
+_floor = math.floor
 
 
 def _whole_days(interval: float) -> float:
