@@ -84,11 +84,24 @@ class LogEntry:
 
 
 def _fingerprint(deck: Deck) -> str:
-    """What sync depends on: every item's key, revision and bank position, hashed."""
+    """What sync depends on: every item's key, revision and bank position, hashed.
+
+    Decks are immutable: a deck object's fingerprint is kept (the last few decks), so that
+    every session on the same loaded decks after the first costs a look-up, not a hash."""
+    found = _FINGERPRINTS.get(id(deck))
+    if found is not None and found[0] is deck:
+        return found[1]
     digest = hashlib.blake2b(digest_size=16)
-    for card in deck.cards:
-        digest.update(f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01".encode())
-    return f"{SYNC_VERSION}:{digest.hexdigest()}"
+    digest.update("".join([f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01"
+                           for card in deck.cards]).encode())
+    fingerprint = f"{SYNC_VERSION}:{digest.hexdigest()}"
+    if len(_FINGERPRINTS) >= 256:
+        _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
+    _FINGERPRINTS[id(deck)] = (deck, fingerprint)  # the deck held: its id is not reused meanwhile
+    return fingerprint
+
+
+_FINGERPRINTS: dict[int, tuple[Deck, str]] = {}
 
 
 SYNC_VERSION = 1
@@ -298,7 +311,24 @@ class Store:
                 self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
                                       "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
 
+    def _in_step(self, deck: Deck) -> bool:
+        """Whether the stored items of ``deck`` are exactly its items (keys, revisions, positions,
+        all present, no other present): one indexed read and one list comparison, where a deck
+        without a fingerprint (or with a stale one) has nothing to change."""
+        deck_id = deck.id
+        expected = [(f"{deck_id}/{card_id}/{variant}", revision, card_index * VARIANT_SLOTS + variant_index)
+                    for card_index, (card_id, revision, variants) in
+                    enumerate((card.id, card.revision, card.variants()) for card in deck.cards)
+                    for variant_index, variant in enumerate(variants)]
+        with self.guarded():
+            stored = self.conn.execute("SELECT key, revision, position FROM items WHERE deck_id = ? AND present = 1 "
+                                       "ORDER BY position, key", (deck_id,)).fetchall()
+        return stored == expected
+
     def _sync(self, decks: Sequence[Deck]) -> None:
+        decks = [deck for deck in decks if not self._in_step(deck)]
+        if not decks:
+            return
         now = self.clock.now_ms()
         wanted: dict[str, tuple[str, str, str, int, int]] = {}
         deck_ids = []
@@ -783,6 +813,21 @@ class Store:
                     "due": due,
                     "reviews": reviews,
                 }
+        return out
+
+    def due_between(self, deck_ids: Sequence[str], boundaries: Sequence[int]) -> list[int]:
+        """Learning and review items due in each span [boundaries[i], boundaries[i + 1]); the
+        first span takes everything due before its end (overdue items count there)."""
+        if not deck_ids or len(boundaries) < 2:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        sql = (f"SELECT count(*) FROM items INDEXED BY items_deck_due WHERE deck_id IN ({marks}) AND queue IN (1, 2) "
+               "AND due_ms >= ? AND due_ms < ? AND present = 1 AND suspended = 0")
+        with self.guarded():
+            out = []
+            for i in range(len(boundaries) - 1):
+                low = -(1 << 62) if i == 0 else boundaries[i]
+                out.append(self.conn.execute(sql, (*deck_ids, low, boundaries[i + 1])).fetchone()[0])
         return out
 
     def due_per_day(self, deck_ids: Sequence[str], from_ms: int, day_of: Callable[[int], int],
