@@ -22,7 +22,9 @@ The session reads "now" from an injected clock; every change goes to the store a
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_left, insort
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
@@ -44,6 +46,7 @@ LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
 _PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
+_FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
 
 
@@ -150,12 +153,13 @@ class _Rows:
     reads twice as many rows again.
     """
 
-    def __init__(self, fetch: Callable[[int], list[ItemRow]], key: Callable[[ItemRow], tuple]) -> None:
+    def __init__(self, fetch: Callable[[int], list[ItemRow]], key: Callable[[ItemRow], tuple],
+                 first: int = _FIRST_ROWS) -> None:
         self._fetch = fetch
         self.key = key
         self.rows: list[ItemRow] = []
         self.complete = False
-        self._read(_FIRST_ROWS)
+        self._read(first)
 
     def _read(self, size: int) -> None:
         self.rows = self._fetch(size)
@@ -188,6 +192,20 @@ class _Rows:
     def add(self, row: ItemRow) -> None:
         if self.complete or (self.rows and self.key(row) < self.key(self.rows[-1])):
             insort(self.rows, row, key=self.key)
+
+
+@contextmanager
+def _collector_paused():
+    """No cyclic garbage collection while a session reads its items: each full collection
+    walks every object alive (at 100,000 cards, a million of them), and reading a day's
+    queues allocates enough to set several off. Reference counting still frees everything."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _counts_of(built: Built) -> Counts:
@@ -269,7 +287,8 @@ class ReviewSession:
         # (deck id, card id) -> sibling group (related cards join), for the linked decks
         self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
-        store.sync(all_decks)
+        with _collector_paused():
+            store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
@@ -824,7 +843,8 @@ class ReviewSession:
         cached = self._today(start)
         gathered = cached.gathered
         if gathered is None:
-            gathered = self._gather(cached, start, days.end_ms(today))
+            with _collector_paused():
+                gathered = self._gather(cached, start, days.end_ms(today))
             if self.custom is None and self._keep_gathered:  # review ahead reads past today: built afresh
                 cached.gathered = gathered
                 if not cached.primed:
@@ -894,7 +914,9 @@ class ReviewSession:
             # Anki's default review order ("Day"): by due day, at random within a day.
             cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n, day_of=days.day_of,
                                                                     seed=seed),
-                                   lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)))
+                                   lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
+                                   # A walk reads every review due up to the limit: read them in one go.
+                                   first=_FIRST_REVIEW_ROWS)
         return cached.reviews
 
     def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:

@@ -437,15 +437,20 @@ class Store:
         if not deck_ids:
             return []
         where, args = self._visible(deck_ids, today)
-        order, order_args = "due_ms, id", ()
-        if day_of is not None:
-            self.conn.create_function("studyapp_day", 1, day_of, deterministic=True)
-            order, order_args = "studyapp_day(due_ms), studyapp_rank(?, key)", (seed,)
+        if day_of is None:
+            with self.guarded():
+                rows = self.conn.execute(
+                    f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
+                    "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
+            return [_row_to_item(r) for r in rows]
         with self.guarded():
             rows = self.conn.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
-                f"ORDER BY {order} LIMIT ? OFFSET ?", (before_ms, *args, *order_args, limit, offset)).fetchall()
-        return [_row_to_item(r) for r in rows]
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where}",
+                (before_ms, *args)).fetchall()
+        # Sorted here rather than by SQL functions: SQLite would call into Python twice for
+        # every row due, at every read, where this calls rank and day_of from Python (cached).
+        rows.sort(key=lambda r: (day_of(r[12]), rank(seed, r[1])))
+        return [_row_to_item(r) for r in rows[offset:offset + limit]]
 
     def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
                   seed: int = 0) -> list[ItemRow]:
@@ -453,15 +458,24 @@ class Store:
         bank order within a card ("note", Anki's random notes), or each item at random ("card");
         the random orders rank with core.queue.rank under ``seed``."""
         where, args = self._visible([deck_id], today)
-        order_by = {"position": "position",
-                    "note": "studyapp_rank(?, deck_id || '/' || card_id), position",
-                    "card": "studyapp_rank(?, key), id"}[order]
-        order_args = () if order == "position" else (seed,)
+        if order == "position":
+            with self.guarded():
+                rows = self.conn.execute(
+                    f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
+                    "ORDER BY position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
+            return [_row_to_item(r) for r in rows]
+        if order not in ("note", "card"):
+            raise ValueError(f"unknown new item order {order!r}")
         with self.guarded():
-            rows = self.conn.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
-                f"ORDER BY {order_by} LIMIT ? OFFSET ?", (*args, *order_args, limit, offset)).fetchall()
-        return [_row_to_item(r) for r in rows]
+            rows = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where}",
+                                     args).fetchall()
+        # The random orders, ranked here (see reviews_due): by card, bank order within it
+        # ("note"), or by item ("card").
+        if order == "note":
+            rows.sort(key=lambda r: (rank(seed, f"{r[2]}/{r[3]}"), r[6]))
+        else:
+            rows.sort(key=lambda r: (rank(seed, r[1]), r[0]))
+        return [_row_to_item(r) for r in rows[offset:offset + limit]]
 
     def count_capped(self, deck_ids: str | Sequence[str], queue: int, before_ms: int | None, today: int,
                      cap: int) -> int:
@@ -519,8 +533,10 @@ class Store:
         (what an answer buries depends on the queue it was answered from, as in Anki)."""
         with self.guarded():
             rows = self.conn.execute(
-                "SELECT i.deck_id, i.card_id, i.key, r.state_before FROM review_log r CROSS JOIN items i "
-                "ON i.id = r.item_id WHERE r.time_ms >= ? AND r.kind = 'review' ORDER BY r.id", (since_ms,)).fetchall()
+                # The time index: today's rows, not a walk of the whole log in id order.
+                "SELECT i.deck_id, i.card_id, i.key, r.state_before FROM review_log r INDEXED BY review_log_time "
+                "CROSS JOIN items i ON i.id = r.item_id WHERE r.time_ms >= ? AND r.kind = 'review' ORDER BY r.id",
+                (since_ms,)).fetchall()
         touched: dict[str, dict[str, str]] = {}
         for deck_id, card_id, key, state in rows:
             touched.setdefault(f"{deck_id}/{card_id}", {}).setdefault(key, state)
