@@ -8,6 +8,7 @@ neither. The log is the source of truth: ``rebuild_states`` replays it.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import sqlite3
 from dataclasses import dataclass, replace
@@ -466,16 +467,29 @@ class Store:
             return [_row_to_item(r) for r in rows]
         if order not in ("note", "card"):
             raise ValueError(f"unknown new item order {order!r}")
-        with self.guarded():
-            rows = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where}",
-                                     args).fetchall()
         # The random orders, ranked here (see reviews_due): by card, bank order within it
-        # ("note"), or by item ("card").
-        if order == "note":
-            rows.sort(key=lambda r: (rank(seed, f"{r[2]}/{r[3]}"), r[6]))
-        else:
-            rows.sort(key=lambda r: (rank(seed, r[1]), r[0]))
-        return [_row_to_item(r) for r in rows[offset:offset + limit]]
+        # ("note"), or by item ("card"); only the first rows are read in full.
+        with self.guarded():
+            if order == "note":
+                ranked = self.conn.execute(f"SELECT id, card_id, position FROM items WHERE queue = {QUEUE_NEW} "
+                                           f"AND {where}", args).fetchall()
+                prefix = f"{deck_id}/"
+                first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (rank(seed, prefix + r[1]), r[2]))
+            else:
+                ranked = self.conn.execute(f"SELECT id, key FROM items WHERE queue = {QUEUE_NEW} AND {where}",
+                                           args).fetchall()
+                first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (rank(seed, r[1]), r[0]))
+            ids = [r[0] for r in first[offset:]]
+            by_id = {r[0]: r for r in self._rows_by_id(ids)}
+        return [_row_to_item(by_id[i]) for i in ids]
+
+    def _rows_by_id(self, ids: Sequence[int]) -> list[tuple]:
+        out: list[tuple] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            out += self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id IN ({','.join('?' * len(chunk))})",
+                                     chunk).fetchall()
+        return out
 
     def count_capped(self, deck_ids: str | Sequence[str], queue: int, before_ms: int | None, today: int,
                      cap: int) -> int:
