@@ -313,17 +313,20 @@ class Store:
                                       "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
 
     def _in_step(self, deck: Deck) -> bool:
-        """Whether the stored items of ``deck`` are exactly its items (keys, revisions, positions,
-        all present, no other present): one indexed read and one list comparison, where a deck
-        without a fingerprint (or with a stale one) has nothing to change."""
-        deck_id = deck.id
-        expected = [(f"{deck_id}/{card_id}/{variant}", revision, card_index * VARIANT_SLOTS + variant_index)
-                    for card_index, (card_id, revision, variants) in
-                    enumerate((card.id, card.revision, card.variants()) for card in deck.cards)
-                    for variant_index, variant in enumerate(variants)]
+        """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
+        positions, all present, no other present): one indexed read and one list comparison,
+        where a deck without a fingerprint (or with a stale one) has nothing to change. (A
+        row's key is its deck, card and variant joined, as sync writes it.)"""
+        expected = []
+        append = expected.append
+        for card_index, card in enumerate(deck.cards):
+            position = card_index * VARIANT_SLOTS
+            for variant in card.variants():
+                append((card.id, variant, card.revision, position))
+                position += 1
         with self.guarded():
-            stored = self.conn.execute("SELECT key, revision, position FROM items WHERE deck_id = ? AND present = 1 "
-                                       "ORDER BY position, key", (deck_id,)).fetchall()
+            stored = self.conn.execute("SELECT card_id, variant, revision, position FROM items WHERE deck_id = ? "
+                                       "AND present = 1 ORDER BY position, key", (deck.id,)).fetchall()
         return stored == expected
 
     def _sync(self, decks: Sequence[Deck]) -> None:
