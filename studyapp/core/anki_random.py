@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -68,13 +68,18 @@ def _generate_block_function(rounds: int):
     return namespace["block"]
 
 
-_BLOCKS = {rounds: _generate_block_function(rounds) for rounds in (12, 20)}
+# Generated when first needed: compiling one takes tens of milliseconds, which every start
+# of the app would pay, where a queue's blocks are mostly drawn by prime() anyway.
+_BLOCKS: dict[int, Callable] = {}
 
 
 def chacha_block(key: tuple[int, ...], counter: int = 0, rounds: int = 12,
                  stream: tuple[int, int] = (0, 0)) -> list[int]:
     """One 64-byte ChaCha block as 16 u32 words (64-bit counter, then the stream: rand_chacha's layout)."""
-    return _BLOCKS[rounds](key, counter, stream)
+    block = _BLOCKS.get(rounds)
+    if block is None:
+        block = _BLOCKS[rounds] = _generate_block_function(rounds)
+    return block(key, counter, stream)
 
 
 # seed -> (key, first block). Bounded by hand: prime() fills it for a whole queue at once.
