@@ -1,6 +1,6 @@
 """The scheduling engine and progress store at scale, against Anki's own backend.
 
-    python bench/bench_engine.py [--quick]
+    python bench/bench_engine.py [--quick] [--profile] [--items N]
 
 Builds a progress database with 100,000 items and 1,000,000 review-log rows (quick: a
 tenth of that), then measures, as medians over repeated operations, the two things a
@@ -276,8 +276,9 @@ def _mean(samples: list[float]) -> str:
     return f"{statistics.fmean(samples) * 1e6:,.0f} us" if samples else "-"
 
 
-def run(quick: bool = False, profile: bool = False) -> list[dict]:
-    items, log_rows, operations = _sizes(quick)
+def run(quick: bool = False, profile: bool = False, items: int | None = None) -> list[dict]:
+    """The figures; ``items``: another size than the usual (ten log rows an item), for the growth table."""
+    items, log_rows, operations = _sizes(quick) if items is None else (items, 10 * items, 300)
     rounds = 3
     size = f"{items:,} items, {log_rows:,} log rows"
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as tmp:
@@ -352,4 +353,6 @@ def run(quick: bool = False, profile: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    print(markdown(run("--quick" in sys.argv, profile="--profile" in sys.argv), baseline="Anki"))
+    # --items N: the same figures at N items and 10 N log rows (docs/engine.md's growth table).
+    size = int(sys.argv[sys.argv.index("--items") + 1]) if "--items" in sys.argv else None
+    print(markdown(run("--quick" in sys.argv, profile="--profile" in sys.argv, items=size), baseline="Anki"))
