@@ -248,7 +248,9 @@ class StudyDays:
     zone: tzinfo
     rollover_hour: int = 4
     _windows: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _last: list = field(default_factory=lambda: [0, 0, None], init=False, repr=False, compare=False)
+    # [(start, end, day)] of the last day asked for: one tuple, replaced whole (a reader in
+    # another thread sees the old window or the new one, never half of each).
+    _last: list = field(default_factory=lambda: [(0, 0, 0)], init=False, repr=False, compare=False)
 
     def _slow_day_of(self, ms: int) -> int:
         local = datetime.fromtimestamp(ms / 1000, self.zone) - timedelta(hours=self.rollover_hour)
@@ -273,13 +275,13 @@ class StudyDays:
         return found
 
     def day_of(self, ms: int) -> int:
-        last = self._last
-        if last[0] <= ms < last[1]:
-            return last[2]
+        start, end, day = self._last[0]
+        if start <= ms < end:
+            return day
         day = self._slow_day_of(ms)
         _, start, end, offset = self._window(day)
         if offset is not None:
-            last[0], last[1], last[2] = start, end, day
+            self._last[0] = (start, end, day)
         return day
 
     def start_ms(self, day: int) -> int:
