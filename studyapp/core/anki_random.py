@@ -84,7 +84,7 @@ def chacha_block(key: tuple[int, ...], counter: int = 0, rounds: int = 12,
 
 # seed -> (key, first block). Bounded by hand: prime() fills it for a whole queue at once.
 _FIRST_BLOCKS: dict[int, tuple[tuple[int, ...], list[int]]] = {}
-_FIRST_BLOCKS_MAX = 1 << 18
+_FIRST_BLOCKS_MAX = 1 << 16  # about a kilobyte each
 
 
 def _first_block(seed: int) -> tuple[tuple[int, ...], list[int]]:
