@@ -1,6 +1,6 @@
 """The scheduling engine and progress store at scale, against Anki's own backend.
 
-    python bench/bench_engine.py [--quick]
+    python bench/bench_engine.py [--quick] [--profile] [--items N]
 
 Builds a progress database with 100,000 items and 1,000,000 review-log rows (quick: a
 tenth of that), then measures, as medians over repeated operations, the two things a
@@ -117,11 +117,14 @@ def build_studyapp(folder: Path, items: int, log_rows: int, now: int):
     return store, clock, decks, settings
 
 
-def time_studyapp(store, clock, decks, settings, operations: int, rounds: int) -> tuple[list[float], list[float]]:
+def time_studyapp(store, clock, decks, settings, operations: int, rounds: int, session=None):
+    """(the session, (pick times, answer times)): ``operations`` picks and answers per round,
+    in one session (``session``, to carry on with one, or a new one)."""
     from studyapp.core.scheduler import GOOD, AGAIN
     from studyapp.core.session import ReviewSession
 
-    session = ReviewSession(store, decks, clock=clock, settings=settings)
+    if session is None:
+        session = ReviewSession(store, decks, clock=clock, settings=settings)
     picks, answers = [], []
     for _ in range(rounds):
         gc.collect()
@@ -137,7 +140,7 @@ def time_studyapp(store, clock, decks, settings, operations: int, rounds: int) -
             picks.append(middle - start)
             answers.append(end - middle)
             clock.advance(ms=8000)
-    return picks, answers
+    return session, (picks, answers)
 
 
 def build_anki(folder: Path, items: int, log_rows: int):
@@ -269,8 +272,13 @@ def _us(samples: list[float]) -> float | None:
     return statistics.median(samples) * 1e6 if samples else None
 
 
-def run(quick: bool = False, profile: bool = False) -> list[dict]:
-    items, log_rows, operations = _sizes(quick)
+def _mean(samples: list[float]) -> str:
+    return f"{statistics.fmean(samples) * 1e6:,.0f} us" if samples else "-"
+
+
+def run(quick: bool = False, profile: bool = False, items: int | None = None) -> list[dict]:
+    """The figures; ``items``: another size than the usual (ten log rows an item), for the growth table."""
+    items, log_rows, operations = _sizes(quick) if items is None else (items, 10 * items, 300)
     rounds = 3
     size = f"{items:,} items, {log_rows:,} log rows"
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as tmp:
@@ -288,17 +296,8 @@ def run(quick: bool = False, profile: bool = False) -> list[dict]:
         start = time.perf_counter()
         ReviewSession(store, decks, clock=clock, settings=settings).next()
         opening = time.perf_counter() - start  # decks unchanged since: one fingerprint per deck
-        picks, answers = time_studyapp(store, clock, decks, settings, operations, rounds)
-        previews, crate = time_previews(store, settings, 2000)
-        if profile:
-            print(profile_picks(store, clock, decks, settings, operations), file=sys.stderr)
-        size_mb = sum(p.stat().st_size for p in (folder / "studyapp").rglob("*.sqlite3*")) / 1e6
-        # For reference: the same answers with synchronous=NORMAL (not what studyapp uses).
-        store.conn.execute("PRAGMA synchronous = NORMAL")
-        _, answers_normal = time_studyapp(store, clock, decks, settings, operations, 1)
-        store.close()
-
-        anki_picks = anki_answers = []
+        anki_picks: list[float] = []
+        anki_answers: list[float] = []
         anki_open = None
         note = ""
         try:
@@ -306,18 +305,41 @@ def run(quick: bool = False, profile: bool = False) -> list[dict]:
             start = time.perf_counter()
             col.sched.get_queued_cards(fetch_limit=1)
             anki_open = time.perf_counter() - start
-            anki_picks, anki_answers = time_anki(col, operations, rounds)
-            col.close()
         except ImportError as error:  # the anki package is a test extra
+            col = None
             note = f"; no baseline: {error}"
+        # Round about: a busy spell on the shared machine then weighs on both sides alike.
+        picks: list[float] = []
+        answers: list[float] = []
+        session = None
+        for _ in range(rounds):
+            session, (p, a) = time_studyapp(store, clock, decks, settings, operations, 1, session=session)
+            picks += p
+            answers += a
+            if col is not None:
+                p, a = time_anki(col, operations, 1)
+                anki_picks += p
+                anki_answers += a
+        if col is not None:
+            col.close()
+        previews, crate = time_previews(store, settings, 2000)
+        if profile:
+            print(profile_picks(store, clock, decks, settings, operations), file=sys.stderr)
+        size_mb = sum(p.stat().st_size for p in (folder / "studyapp").rglob("*.sqlite3*")) / 1e6
+        # For reference: the same answers with synchronous=NORMAL (not what studyapp uses).
+        store.conn.execute("PRAGMA synchronous = NORMAL")
+        _, (_, answers_normal) = time_studyapp(store, clock, decks, settings, operations, 1)
+        store.close()
 
     return [
         row(f"pick the next item ({size})", _us(picks), _us(anki_picks), "us",
-            note="queue + counts + four button previews; Anki: get_queued_cards (queue + scheduling states)" + note),
+            note="queue + counts + four button previews; Anki: get_queued_cards (queue + scheduling states); "
+                 f"means {_mean(picks)} and {_mean(anki_picks)}" + note),
         row("four button previews, an item seen for the first time", _us(previews), _us(crate), "us",
             note="ReviewScheduler.previews (fuzz on); baseline: the fsrs-rs next_states call inside it"),
         row(f"record an answer ({size})", _us(answers), _us(anki_answers), "us",
-            note="state + log row in one transaction, WAL, synchronous=FULL; Anki: answer_card" + note),
+            note="state + log row in one transaction, WAL, synchronous=FULL; Anki: answer_card; "
+                 f"means {_mean(answers)} and {_mean(anki_answers)}" + note),
         row("record an answer, synchronous=NORMAL (reference)", _us(answers_normal), _us(anki_answers), "us",
             note="not used: NORMAL can lose the last answers on power loss"),
         row(f"open a session on {items:,} items and pick the first item", opening * 1000,
@@ -331,4 +353,6 @@ def run(quick: bool = False, profile: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    print(markdown(run("--quick" in sys.argv, profile="--profile" in sys.argv), baseline="Anki"))
+    # --items N: the same figures at N items and 10 N log rows (docs/engine.md's growth table).
+    size = int(sys.argv[sys.argv.index("--items") + 1]) if "--items" in sys.argv else None
+    print(markdown(run("--quick" in sys.argv, profile="--profile" in sys.argv, items=size), baseline="Anki"))

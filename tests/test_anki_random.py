@@ -101,3 +101,21 @@ def test_the_short_fuzz_delta_equals_the_fold_in_f32():
     values = [f32(rng.choice([rng.uniform(0, 40), rng.uniform(0, 40000), rng.uniform(2, 8)])) for _ in range(50000)]
     values += [2.5, 7.0, 20.0, f32(6.9999999), f32(7.0000001), f32(19.999999), 36500.0, 2.4999998]
     assert [fuzz_delta(v) for v in values] == [_fuzz_delta_step_by_step(v) for v in values]
+
+
+def test_blocks_drawn_for_many_seeds_at_once_are_the_blocks_of_each():
+    """anki_random.prime computes the first ChaCha12 block of many seeds in one go (one lane per
+    seed): each must be the block the one-seed function gives, at the ends of the u64 range too."""
+    import random as _random
+
+    from studyapp.core import anki_random
+
+    rng = _random.Random(5)
+    seeds = [0, 1, 2 ** 64 - 1, 2 ** 63] + [rng.getrandbits(64) for _ in range(700)]
+    anki_random._FIRST_BLOCKS.clear()
+    anki_random.prime(seeds + seeds[:10])  # a seed asked for twice is drawn once
+    assert len(anki_random._FIRST_BLOCKS) == len(set(seeds))
+    for seed in seeds:
+        key, block = anki_random._FIRST_BLOCKS[seed]
+        assert key == anki_random.seed_key(seed)
+        assert block == anki_random.chacha_block(key, 0)

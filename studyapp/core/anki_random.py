@@ -11,7 +11,9 @@ tests/test_anki_random.py checks these functions against numbers the real Anki p
 
 from __future__ import annotations
 
+from array import array
 from functools import lru_cache
+from typing import Callable, Iterable, Sequence
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
@@ -66,20 +68,105 @@ def _generate_block_function(rounds: int):
     return namespace["block"]
 
 
-_BLOCKS = {rounds: _generate_block_function(rounds) for rounds in (12, 20)}
+# Generated when first needed: compiling one takes tens of milliseconds, which every start
+# of the app would pay, where a queue's blocks are mostly drawn by prime() anyway.
+_BLOCKS: dict[int, Callable] = {}
 
 
 def chacha_block(key: tuple[int, ...], counter: int = 0, rounds: int = 12,
                  stream: tuple[int, int] = (0, 0)) -> list[int]:
     """One 64-byte ChaCha block as 16 u32 words (64-bit counter, then the stream: rand_chacha's layout)."""
-    return _BLOCKS[rounds](key, counter, stream)
+    block = _BLOCKS.get(rounds)
+    if block is None:
+        block = _BLOCKS[rounds] = _generate_block_function(rounds)
+    return block(key, counter, stream)
 
 
-@lru_cache(maxsize=65536)
+# seed -> (key, first block). Bounded by hand: prime() fills it for a whole queue at once.
+_FIRST_BLOCKS: dict[int, tuple[tuple[int, ...], list[int]]] = {}
+_FIRST_BLOCKS_MAX = 1 << 16  # about a kilobyte each
+
+
 def _first_block(seed: int) -> tuple[tuple[int, ...], list[int]]:
     # The review fuzz, the learning fuzz and the load balancer of one answer share a seed.
-    key = seed_key(seed)
-    return key, chacha_block(key, 0)
+    found = _FIRST_BLOCKS.get(seed)
+    if found is None:
+        key = seed_key(seed)
+        found = key, chacha_block(key, 0)
+        _remember(seed, found)
+    return found
+
+
+def _remember(seed: int, value: tuple[tuple[int, ...], list[int]]) -> None:
+    if len(_FIRST_BLOCKS) >= _FIRST_BLOCKS_MAX:
+        _FIRST_BLOCKS.clear()
+    _FIRST_BLOCKS[seed] = value
+
+
+def prime(seeds: Iterable[int]) -> None:
+    """Compute the first ChaCha12 block of many seeds at once (what a pick of each then needs).
+
+    The block function costs some 45 us per seed in CPython, a statement at a time; here
+    every state word of all the seeds is one Python integer, one 64-bit lane per seed (the
+    low 32 bits used, the rest room for the carry of an addition, masked off after it), so
+    each statement of the rounds runs over every seed in C: a few microseconds per seed.
+    """
+    todo = list(dict.fromkeys(seed & _MASK64 for seed in seeds if (seed & _MASK64) not in _FIRST_BLOCKS))
+    for start in range(0, len(todo), _LANES):
+        _prime_lanes(todo[start:start + _LANES])
+
+
+_LANES = 2048
+
+
+def _pack_lanes(words: Sequence[int]) -> int:
+    return int.from_bytes(array("Q", words).tobytes(), "little")
+
+
+def _unpack_lanes(value: int, lanes: int) -> array:
+    out = array("Q")
+    out.frombytes(value.to_bytes(8 * lanes, "little"))
+    return out
+
+
+def _prime_lanes(seeds: list[int]) -> None:
+    n = len(seeds)
+    keys = [seed_key(seed) for seed in seeds]
+    ones = _pack_lanes([1] * n)
+    mask = ones * _MASK32
+    init = [_SIGMA[0] * ones, _SIGMA[1] * ones, _SIGMA[2] * ones, _SIGMA[3] * ones]
+    init += [_pack_lanes([key[i] for key in keys]) for i in range(8)]
+    init += [0, 0, 0, 0]  # counter 0, stream 0
+    x = list(init)
+
+    def quarter(a: int, b: int, c: int, d: int) -> None:
+        xa, xb, xc, xd = x[a], x[b], x[c], x[d]
+        xa = (xa + xb) & mask
+        t = xd ^ xa
+        xd = ((t << 16) | (t >> 16)) & mask
+        xc = (xc + xd) & mask
+        t = xb ^ xc
+        xb = ((t << 12) | (t >> 20)) & mask
+        xa = (xa + xb) & mask
+        t = xd ^ xa
+        xd = ((t << 8) | (t >> 24)) & mask
+        xc = (xc + xd) & mask
+        t = xb ^ xc
+        xb = ((t << 7) | (t >> 25)) & mask
+        x[a], x[b], x[c], x[d] = xa, xb, xc, xd
+
+    for _ in range(6):  # ChaCha12: six double rounds
+        quarter(0, 4, 8, 12)
+        quarter(1, 5, 9, 13)
+        quarter(2, 6, 10, 14)
+        quarter(3, 7, 11, 15)
+        quarter(0, 5, 10, 15)
+        quarter(1, 6, 11, 12)
+        quarter(2, 7, 8, 13)
+        quarter(3, 4, 9, 14)
+    words = [_unpack_lanes((x[i] + init[i]) & mask, n) for i in range(16)]
+    for lane, seed in enumerate(seeds):
+        _remember(seed, (keys[lane], [words[i][lane] for i in range(16)]))
 
 
 class StdRng:

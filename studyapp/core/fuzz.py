@@ -59,6 +59,7 @@ def fuzz_bounds(interval: float) -> tuple[int, int]:
     return as_u32(round_f32(_unpack(_pack(interval - delta))[0])), as_u32(round_f32(_unpack(_pack(interval + delta))[0]))
 
 
+@lru_cache(maxsize=1 << 16)
 def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
     minimum = min(minimum, maximum)
     interval = min(max(interval, f32(minimum)), f32(maximum))
@@ -75,7 +76,12 @@ def with_review_fuzz(factor: float | None, interval: float, minimum: int, maximu
     if factor is None:
         return min(max(as_u32(round_f32(interval)), minimum), maximum)
     lower, upper = constrained_fuzz_bounds(interval, minimum, maximum)
+    if upper < _EXACT_INT:  # small whole numbers are exact in f32: only the product and the sum round
+        return max(0, math.floor(_unpack(_pack(lower + _unpack(_pack(factor * (1 + upper - lower)))[0]))[0]))
     return as_u32(math.floor(f32(f32(lower) + f32(factor * f32(1 + upper - lower)))))
+
+
+_EXACT_INT = 1 << 24
 
 
 def minimum_review_fuzz_interval(interval: float, previous: int, maximum: int) -> int:

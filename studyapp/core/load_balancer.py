@@ -15,6 +15,7 @@ same count Anki keeps: every card whose due day falls in the window.
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from .anki_random import StdRng
@@ -61,17 +62,21 @@ class LoadBalancer:
             return None
         self._refresh(now_ms)
         before, after = constrained_fuzz_bounds(interval, minimum, maximum)
-        weights = []
-        for target in range(before, after + 1):
-            count = self.counts[target] if target < LOAD_BALANCE_DAYS else 0
-            if count == 0:
-                weights.append(1.0)
-                continue
-            count_weight = f32(f32(1.0 / f32(count)) ** 2.15)
-            inverse = f32(1.0 / f32(target)) if target else float("inf")
-            interval_weight = f32(f32(inverse * inverse) * inverse)
-            weights.append(f32(count_weight * interval_weight))
+        counts = self.counts
+        weights = [_weight(target, counts[target] if target < LOAD_BALANCE_DAYS else 0)
+                   for target in range(before, after + 1)]
         return before + _weighted_index(weights, StdRng(seed))
+
+
+@lru_cache(maxsize=1 << 16)
+def _weight(target: int, count: int) -> float:
+    """A day's weight: 1 when empty, else ``count**-2.15 * target**-3`` in Anki's f32 steps."""
+    if count == 0:
+        return 1.0
+    count_weight = f32(f32(1.0 / f32(count)) ** 2.15)
+    inverse = f32(1.0 / f32(target)) if target else float("inf")
+    interval_weight = f32(f32(inverse * inverse) * inverse)
+    return f32(count_weight * interval_weight)
 
 
 def _counts(due_by_offset: Sequence[int] | Mapping[int, int]) -> list[int]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+from bisect import bisect_right, insort
 from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
@@ -170,6 +171,137 @@ class Built:
         return out[:limit]
 
 
+def sort_new(gathered: Sequence[ItemRow], sort: str, seed: int) -> list[ItemRow]:
+    """The gathered new items in the sort order (Anki's new card sort order)."""
+    new = list(gathered)
+    if sort == "card-type":
+        new.sort(key=template_index)  # stable: gather order within a card type
+    elif sort == "card-type-random":
+        new.sort(key=lambda r: (template_index(r), rank(seed, r.key)))
+    elif sort == "random-note-card-type":
+        new.sort(key=lambda r: (rank(seed, f"{r.deck_id}/{r.card_id}"), template_index(r)))
+    elif sort == "random":
+        new.sort(key=lambda r: rank(seed, r.key))
+    return new
+
+
+def _remove(rows: list[ItemRow], row: ItemRow) -> bool:
+    # The answered item is nearly always the first of its list.
+    if rows and rows[0].id == row.id:
+        del rows[0]
+        return True
+    for i, other in enumerate(rows):
+        if other.id == row.id:
+            del rows[i]
+            return True
+    return False
+
+
+def _due_of(row: ItemRow) -> int:
+    return row.state.due_ms or 0
+
+
+def _first_interspersed(one: list, two: list):
+    """``intersperse(one, two)[0]`` without building the list (None when both are empty)."""
+    if len(one) < len(two):
+        return two[0]
+    return one[0] if one else None
+
+
+@dataclass
+class Gathered:
+    """Today's gathered queues, before ``now`` splits the learning items: what a build keeps
+    between picks. ``intraday`` is every intraday learning item, soonest due first (with the
+    learn-ahead limit, ``now`` decides which of them are shown and counted); the rest is as
+    Anki's builder leaves it: interday learning and reviews (gather order), new (sorted)."""
+
+    intraday: list[ItemRow] = field(default_factory=list)
+    day_learning: list[ItemRow] = field(default_factory=list)
+    reviews: list[ItemRow] = field(default_factory=list)
+    new: list[ItemRow] = field(default_factory=list)
+    new_gathered: list[ItemRow] = field(default_factory=list)  # ``new`` before the sort
+    sort: str = "gathered"
+    seed: int = 0
+    # The main queue (reviews and interday learning mixed with new) in the order the day's first
+    # build gave it, when the session keeps it (Anki builds it once and answers pop it); None:
+    # mixed from the three lists above.
+    main: list[tuple[ItemRow, str]] | None = None
+
+    def at(self, now: int, learn_ahead_until: int) -> Built:
+        """The queue at ``now``, as QueueBuilder.finish builds it."""
+        due_now = bisect_right(self.intraday, now, key=_due_of)
+        counted = bisect_right(self.intraday, learn_ahead_until, key=_due_of) if learn_ahead_until > now else due_now
+        built = Built(learning_now=self.intraday[:due_now], ahead=self.intraday[due_now:counted],
+                      counts_new=len(self.new), counts_review=len(self.reviews),
+                      counts_learning=counted + len(self.day_learning))
+        if self.main is not None:
+            built.main = list(self.main)
+            return built
+        due = intersperse([(r, REVIEW_QUEUE) for r in self.reviews], [(r, LEARNING_QUEUE) for r in self.day_learning])
+        built.main = intersperse(due, [(r, NEW_QUEUE) for r in self.new])
+        return built
+
+    def first(self, now: int, learn_ahead_until: int) -> tuple[tuple[ItemRow, str, bool] | None, tuple[int, int, int]]:
+        """``at(now, ...).order(1)`` and its counts (new, learning, review), in a few steps:
+        the first of an interspersed list only depends on the two lengths."""
+        intraday = self.intraday
+        due_now = bisect_right(intraday, now, key=_due_of)
+        counted = bisect_right(intraday, learn_ahead_until, key=_due_of) if learn_ahead_until > now else due_now
+        counts = (len(self.new), counted + len(self.day_learning), len(self.reviews))
+        if due_now:
+            return (intraday[0], LEARNING_QUEUE, False), counts
+        if self.main is not None:
+            if self.main:
+                row, queue = self.main[0]
+                return (row, queue, False), counts
+            return ((intraday[0], LEARNING_QUEUE, True), counts) if counted else (None, counts)
+        reviews, day_learning, new = self.reviews, self.day_learning, self.new
+        if len(reviews) < len(day_learning):
+            due_first = (day_learning[0], LEARNING_QUEUE)
+        else:
+            due_first = (reviews[0], REVIEW_QUEUE) if reviews else None
+        if len(reviews) + len(day_learning) < len(new):
+            main_first = (new[0], NEW_QUEUE)
+        else:
+            main_first = due_first
+        if main_first is not None:
+            return (main_first[0], main_first[1], False), counts
+        if counted:
+            return (intraday[0], LEARNING_QUEUE, True), counts
+        return None, counts
+
+    def take_out(self, row: ItemRow) -> str | None:
+        """Remove an item; returns which list held it ("intraday", "day_learning", "reviews", "new")."""
+        for name in ("intraday", "reviews", "new", "day_learning"):
+            if _remove(getattr(self, name), row):
+                if name == "new":
+                    _remove(self.new_gathered, row)
+                if self.main is not None and name != "intraday":
+                    if self.main and self.main[0][0].id == row.id:  # the head, nearly always
+                        del self.main[0]
+                    else:
+                        self.main = [entry for entry in self.main if entry[0].id != row.id]
+                return name
+        return None
+
+    def reinterleave(self, done: Mapping[str, int], deck_ids: Sequence[str]) -> None:
+        """The new items in the "interleaved" gather order for today's ``done`` counts: a deck's
+        k-th item is taken at turn done + k, ties going to the deck listed first."""
+        index = {deck_id: i for i, deck_id in enumerate(deck_ids)}
+        seen: dict[str, int] = {}
+        keyed = []
+        for row in self.new_gathered:
+            k = seen.get(row.deck_id, 0)
+            seen[row.deck_id] = k + 1
+            keyed.append((done.get(row.deck_id, 0) + k, index.get(row.deck_id, len(index)), row))
+        keyed.sort(key=lambda t: (t[0], t[1]))  # stable: one deck's items keep their order
+        self.new_gathered = [row for _, _, row in keyed]
+        self.new = sort_new(self.new_gathered, self.sort, self.seed)
+
+    def add_intraday(self, row: ItemRow) -> None:
+        insort(self.intraday, row, key=lambda r: (_due_of(r), r.id))
+
+
 class QueueBuilder:
     """One build of today's queue; see the module's docstring for the rules."""
 
@@ -191,20 +323,31 @@ class QueueBuilder:
         self._pending_interday: list[ItemRow] = []  # interday learning due today, gathered with the reviews
         self._reviews: list[ItemRow] = []
         self._new: list[ItemRow] = []
+        self._intraday: list[ItemRow] = []
+        # Per deck, what its preset buries: one look-up per deck, not one per item walked.
+        self._modes: dict[str, BuryMode] = {}
+
+    def _mode(self, deck_id: str) -> BuryMode:
+        mode = self._modes.get(deck_id)
+        if mode is None:
+            mode = self._modes[deck_id] = BuryMode.of(self.preset(deck_id))
+        return mode
 
     # -- the rule every queue shares
 
     def _skip(self, row: ItemRow, kind: str) -> bool:
         """Mark the row's group as seen; True if the row is to be left out (buried as a sibling)."""
         group = self.group(row)
-        mode = BuryMode.of(self.preset(row.deck_id))
+        mode = self._mode(row.deck_id)
         previous = self.seen.get(group)
         if kind == LEARNING_QUEUE:  # intraday learning is never buried
             self.seen[group] = mode if previous is None else previous | mode
             return False
-        for key, state in self.answered.get(group, {}).items():
-            if key != row.key and sibling_buried_by_answer(kind, state, BuryMode.of(self.preset(key.split("/", 1)[0]))):
-                return True
+        answered = self.answered.get(group)
+        if answered:
+            for key, state in answered.items():
+                if key != row.key and sibling_buried_by_answer(kind, state, self._mode(key.split("/", 1)[0])):
+                    return True
         self.seen[group] = mode if previous is None else previous | mode
         if previous is None:
             return False
@@ -222,6 +365,7 @@ class QueueBuilder:
                 interday.append(row)
                 continue
             self._skip(row, LEARNING_QUEUE)
+            self._intraday.append(row)
             due = row.state.due_ms or 0
             if due <= self.now:
                 built.learning_now.append(row)
@@ -291,16 +435,13 @@ class QueueBuilder:
                     break
                 take(row)
 
+    def gathered(self, sort: str, seed: int) -> Gathered:
+        """The gathered queues (see Gathered), the new items sorted."""
+        return Gathered(list(self._intraday), list(self._day_learning), list(self._reviews),
+                        sort_new(self._new, sort, seed), list(self._new), sort, seed)
+
     def finish(self, sort: str, seed: int) -> Built:
-        new = self._new
-        if sort == "card-type":
-            new.sort(key=template_index)  # stable: gather order within a card type
-        elif sort == "card-type-random":
-            new.sort(key=lambda r: (template_index(r), rank(seed, r.key)))
-        elif sort == "random-note-card-type":
-            new.sort(key=lambda r: (rank(seed, f"{r.deck_id}/{r.card_id}"), template_index(r)))
-        elif sort == "random":
-            new.sort(key=lambda r: rank(seed, r.key))
+        new = sort_new(self._new, sort, seed)
         built = self.built
         built.counts_new = len(new)
         built.counts_review = len(self._reviews)
@@ -310,5 +451,5 @@ class QueueBuilder:
         return built
 
 
-__all__ = ["CustomStudy", "LimitReached", "QueueBuilder", "Built", "BuryMode", "group_keys", "rank",
+__all__ = ["CustomStudy", "LimitReached", "QueueBuilder", "Built", "Gathered", "BuryMode", "group_keys", "rank",
            "intersperse", "sibling_buried_by_answer", "template_index"]

@@ -20,16 +20,18 @@ docs/engine.md describes the public API. Times are integer UTC epoch millisecond
 
 from __future__ import annotations
 
+import math
 import os
+import struct
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import fsrs_rs_python
 
 from .anki_ids import anki_card_id
-from .anki_random import fuzz_factor, learning_fuzz_secs
+from .anki_random import fuzz_factor, learning_fuzz_secs, prime as prime_fuzz
 from .clock import DAY_MS
 from .fuzz import as_u32, f32, minimum_review_fuzz_interval, round_f32, with_review_fuzz
 from .problems import StudyappError
@@ -236,33 +238,77 @@ def zone_name(zone: tzinfo) -> str:
 
 @dataclass(frozen=True)
 class StudyDays:
-    """Anki's days: the local date of ``t - rollover``; a day starts at the rollover hour."""
+    """Anki's days: the local date of ``t - rollover``; a day starts at the rollover hour.
+
+    Every answer asks for days a dozen times; each answer costs datetime arithmetic in the
+    zone. The days asked for are kept (``_windows``): a day's bounds, and whether the zone's
+    UTC offset is the same all through it and at its end, in which case a time inside it
+    needs no datetime at all (the ``_slow_`` methods are the definitions, and decide
+    everything on a day with an offset change).
+    """
 
     zone: tzinfo
     rollover_hour: int = 4
+    _windows: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    # [(start, end, day)] of the last day asked for: one tuple, replaced whole (a reader in
+    # another thread sees the old window or the new one, never half of each).
+    _last: list = field(default_factory=lambda: [(0, 0, 0)], init=False, repr=False, compare=False)
 
-    def day_of(self, ms: int) -> int:
+    def _slow_day_of(self, ms: int) -> int:
         local = datetime.fromtimestamp(ms / 1000, self.zone) - timedelta(hours=self.rollover_hour)
         return local.date().toordinal()
 
-    def start_ms(self, day: int) -> int:
-        """When study day ``day`` begins, in epoch milliseconds."""
+    def _slow_start_ms(self, day: int) -> int:
         d = date.fromordinal(day)
         start = datetime(d.year, d.month, d.day, tzinfo=self.zone) + timedelta(hours=self.rollover_hour)
         return _to_ms(start)
 
+    def _window(self, day: int) -> tuple[int, int, int, timedelta | None]:
+        """(day, start, end, the UTC offset when one holds from start to end inclusive, else None)."""
+        found = self._windows.get(day)
+        if found is None:
+            start, end = self._slow_start_ms(day), self._slow_start_ms(day + 1)
+            offsets = {datetime.fromtimestamp(t / 1000, self.zone).utcoffset() for t in (start, end - 1, end)}
+            uniform = (len(offsets) == 1 and end - start == DAY_MS and self._slow_day_of(start) == day
+                       and self._slow_day_of(end - 1) == day)
+            if len(self._windows) > 4096:
+                self._windows.clear()
+            found = self._windows[day] = (day, start, end, next(iter(offsets)) if uniform else None)
+        return found
+
+    def day_of(self, ms: int) -> int:
+        start, end, day = self._last[0]
+        if start <= ms < end:
+            return day
+        day = self._slow_day_of(ms)
+        _, start, end, offset = self._window(day)
+        if offset is not None:
+            self._last[0] = (start, end, day)
+        return day
+
+    def start_ms(self, day: int) -> int:
+        """When study day ``day`` begins, in epoch milliseconds."""
+        return self._window(day)[1]
+
     def end_ms(self, day: int) -> int:
         """The first millisecond of the next study day."""
-        return self.start_ms(day + 1)
+        return self._window(day + 1)[1]
 
     def add_days(self, ms: int, days: int) -> int:
         """``ms`` moved by whole local days (wall clock), kept inside study day ``day_of(ms) + days``."""
-        target = self.day_of(ms) + days
+        offset = self._window(self.day_of(ms))[3]
+        # One offset through both days, the same on both: the wall clock moves by 24 h a day.
+        if offset is not None and self._window(self.day_of(ms) + days)[3] == offset:
+            return ms + days * DAY_MS
+        return self._slow_add_days(ms, days)
+
+    def _slow_add_days(self, ms: int, days: int) -> int:
+        target = self._slow_day_of(ms) + days
         moved = _to_ms(datetime.fromtimestamp(ms / 1000, self.zone) + timedelta(days=days))
-        if self.day_of(moved) == target:
+        if self._slow_day_of(moved) == target:
             return moved
         # A daylight-saving change pushed the wall-clock time across the rollover hour.
-        return min(max(moved, self.start_ms(target)), self.end_ms(target) - 1)
+        return min(max(moved, self._slow_start_ms(target)), self._slow_start_ms(target + 1) - 1)
 
     def date_of(self, day: int) -> date:
         return date.fromordinal(day)
@@ -271,6 +317,13 @@ class StudyDays:
         """Anki's ``next_day_at`` (timing.rs): today's rollover in the UTC offset in force at
         ``ms``, plus 24 hours once passed. On a daylight-saving day this is an hour off the
         zone's real rollover (``end_ms``); Anki counts elapsed days from it."""
+        _, _, end, offset = self._window(self.day_of(ms))
+        # With one offset all day (and at its end), that rollover is the day's end.
+        if offset is not None:
+            return end
+        return self._slow_next_day_at_ms(ms)
+
+    def _slow_next_day_at_ms(self, ms: int) -> int:
         local = datetime.fromtimestamp(ms // 1000, self.zone)
         fixed = local.astimezone(timezone(local.utcoffset() or timedelta(0)))
         rollover = fixed.replace(hour=self.rollover_hour, minute=0, second=0, microsecond=0)
@@ -419,6 +472,12 @@ class ReviewScheduler:
         until_rollover = (next_day_ms - now_ms) // 1000
         return {r: self._preview(state, r, outcomes[r], now_ms, until_rollover, seed) for r in RATINGS}
 
+    def prime(self, items: Iterable[tuple[str, ItemState]]) -> None:
+        """Draw Anki's fuzz numbers for many items at once (core.anki_random.prime): the
+        previews of each then find them ready. A queue's items, when it is built."""
+        if self.settings.fuzz:
+            prime_fuzz((anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF for key, state in items)
+
     def apply(self, state: ItemState, key: str, rating: int, now_ms: int) -> Preview:
         if rating not in RATINGS:
             raise StudyappError(f"rating {rating!r} is not a grade; use 1 (again), 2 (hard), 3 (good) or 4 (easy)",
@@ -498,12 +557,14 @@ class ReviewScheduler:
                  seed: int | None) -> Preview:
         lapses = before.lapses + (1 if before.state == REVIEW and rating == AGAIN else 0)
         leech = before.leech or lapses >= self.settings.leech_lapses
-        common = dict(stability=outcome.stability, difficulty=outcome.difficulty, last_review_ms=now_ms,
-                      reps=before.reps + 1, lapses=lapses, leech=leech)
-        if outcome.days is not None:
-            due = self.days.add_days(now_ms, outcome.days)
-            after = ItemState(state=REVIEW, step=None, due_ms=due, interval=outcome.days, **common)
-            return Preview(rating, after, due, interval_days=outcome.days)
+        days = outcome.days
+        # Positional: ItemState(state, step, stability, difficulty, due_ms, last_review_ms,
+        # interval, reps, lapses, leech), a third quicker than keywords for a frozen dataclass.
+        if days is not None:
+            due = self.days.add_days(now_ms, days)
+            after = ItemState(REVIEW, None, outcome.stability, outcome.difficulty, due, now_ms, days, before.reps + 1,
+                              lapses, leech)
+            return Preview(rating, after, due, days)
         secs = outcome.secs
         assert secs is not None
         step_days = None
@@ -514,8 +575,9 @@ class ReviewScheduler:
             due = self.days.start_ms(self.days.day_of(now_ms) + step_days)
         else:
             due = now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000
-        after = ItemState(state=outcome.state, step=outcome.step, due_ms=due, interval=-secs, **common)
-        return Preview(rating, after, due, interval_secs=secs, step_days=step_days)
+        after = ItemState(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
+                          before.reps + 1, lapses, leech)
+        return Preview(rating, after, due, None, secs, step_days)
 
 
 class _Context:
@@ -548,7 +610,15 @@ def _memory(item: Any) -> tuple[float, float]:
 
 
 def _round_places_f32(value: float, scale: float) -> float:
-    return f32(round_f32(f32(value * scale)) / scale)
+    # f32(round_f32(f32(value * scale)) / scale), inlined: four of these run for every preview.
+    v = _unpack_f32(_pack_f32(value * scale))[0]
+    rounded = _floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5)
+    return _unpack_f32(_pack_f32(rounded / scale))[0]
+
+
+_F32 = struct.Struct("f")
+_pack_f32, _unpack_f32 = _F32.pack, _F32.unpack
+_floor = math.floor
 
 
 def _whole_days(interval: float) -> float:

@@ -22,7 +22,9 @@ The session reads "now" from an injected clock; every change goes to the store a
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+import gc
+from bisect import bisect_left, insort
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
@@ -33,7 +35,7 @@ from .load_balancer import LOAD_BALANCE_DAYS, LoadBalancer
 from .models import Deck, Item
 from .presets import Preset, Presets
 from .problems import StudyappError
-from .queue import Built, CustomStudy, LimitReached, QueueBuilder, group_keys, rank
+from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, group_keys, rank
 from .retention import SPANS, TrueRetention, by_span, true_retention
 from .scheduler import AGAIN, RATINGS, REVIEW, ItemState, Preview, ReviewScheduler, Settings
 
@@ -43,6 +45,8 @@ if TYPE_CHECKING:  # the store imports core, never the other way round at run ti
 LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new", "cram"
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
+_PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
+_FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
 
 
@@ -149,12 +153,13 @@ class _Rows:
     reads twice as many rows again.
     """
 
-    def __init__(self, fetch: Callable[[int], list[ItemRow]], key: Callable[[ItemRow], tuple]) -> None:
+    def __init__(self, fetch: Callable[[int], list[ItemRow]], key: Callable[[ItemRow], tuple],
+                 first: int = _FIRST_ROWS) -> None:
         self._fetch = fetch
         self.key = key
         self.rows: list[ItemRow] = []
         self.complete = False
-        self._read(_FIRST_ROWS)
+        self._read(first)
 
     def _read(self, size: int) -> None:
         self.rows = self._fetch(size)
@@ -189,6 +194,20 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
+@contextmanager
+def _collector_paused():
+    """No cyclic garbage collection while a session reads its items: each full collection
+    walks every object alive (at 100,000 cards, a million of them), and reading a day's
+    queues allocates enough to set several off. Reference counting still frees everything."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _counts_of(built: Built) -> Counts:
     return Counts(new=built.counts_new, learning=built.counts_learning, review=built.counts_review)
 
@@ -213,6 +232,9 @@ class _Today:
     learning: _Rows | None = None  # every learning item, soonest due first
     reviews: _Rows | None = None  # reviews due today, most overdue first
     new: dict[tuple[str, str], _Rows] = field(default_factory=dict)  # (deck, order) -> new items in that order
+    # The last build's gathered queues: kept across picks, patched by this session's own answers
+    # where that gives exactly what a new build would (see ReviewSession._patch_gathered).
+    gathered: Gathered | None = None
     # Where each item of the main queue (reviews, interday learning, new) stood in the day's first
     # build: Anki builds that queue once and answers only take items off it, so the mix of new
     # into reviews is the first build's, not one re-spread over what is left after each answer.
@@ -220,6 +242,8 @@ class _Today:
     # builds afresh, as Anki rebuilds its queues after such changes.
     main_order: dict[str, int] | None = None
     main_head: str | None = None  # the first of it at the last build
+    main_next: int = 0  # the place the next item to join the main queue takes (after all before it)
+    primed: bool = False  # the fuzz numbers of today's first items drawn (see ReviewSession._prime)
 
 
 @dataclass
@@ -234,6 +258,10 @@ class _Undo:
 
 class ReviewSession:
     """One study session. Not thread-safe: drive it from one thread (a Textual worker is fine)."""
+
+    # Keep today's gathered queues between picks (False: gather afresh at every pick, the
+    # reference tests/test_queue_incremental.py compares with).
+    _keep_gathered = True
 
     def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
                  settings: Settings | None = None, cram: bool = False,
@@ -258,8 +286,14 @@ class ReviewSession:
         # Custom study's "forgotten cards" is a cram over them, as Anki's filtered deck without rescheduling.
         self.cram = cram or (custom is not None and custom.kind == "forgotten")
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
-        self._groups = group_keys(all_decks)  # (deck id, card id) -> sibling group (related cards join)
-        store.sync(all_decks)
+        # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
+        # as ``ItemRow.sibling_key``, so only the linked decks need a table.
+        self._linked = {deck.id for deck in all_decks if any(card.related for card in deck.cards)}
+        # (deck id, card id) -> sibling group (related cards join), for the linked decks
+        self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
+        self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
+        with _collector_paused():
+            store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
@@ -285,12 +319,11 @@ class ReviewSession:
         now = self.clock.now_ms()
         if self.cram:
             return self._next_cram(now)
-        built = self._build(now)
-        picked = built.order(1)
-        if not picked:
+        picked, counts = self._first(now)
+        if picked is None:
             return None
-        row, queue, ahead = picked[0]
-        self._current = self._show(row, queue, now, _counts_of(built), ahead=ahead)
+        row, queue, ahead = picked
+        self._current = self._show(row, queue, now, Counts(*counts), ahead=ahead)
         return self._current
 
     def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
@@ -400,7 +433,7 @@ class ReviewSession:
         limit plus interday learning due today."""
         if self.cram:
             return self._cram_counts()
-        return _counts_of(self._build(self.clock.now_ms() if now_ms is None else now_ms))
+        return Counts(*self._first(self.clock.now_ms() if now_ms is None else now_ms)[1])
 
     def upcoming(self, limit: int = 10_000) -> list[tuple[str, str]]:
         """Today's queue as (key, queue name), in the order ``next`` would give it."""
@@ -457,14 +490,12 @@ class ReviewSession:
         self._today_cache = None
 
     def _workload(self, now_ms: int) -> dict[int, int]:
-        """Items due on each of the next days (offset from today), for the load balancer."""
+        """Items due on each of the next days (offset from today; overdue ones today), for the load balancer."""
         days = self.scheduler.days
         today = days.day_of(now_ms)
-        # The day of each due time by its place among the day boundaries: a datetime per
-        # item would cost a fifth of a second at 100,000 items.
+        # One count per day over the covering index, not a row per item into Python.
         starts = [days.start_ms(today + offset) for offset in range(LOAD_BALANCE_DAYS + 1)]
-        by_day = self.store.due_per_day(self.deck_ids, starts[0], lambda ms: bisect_right(starts, ms) - 1, starts[-1])
-        return {offset: count for offset, count in by_day.items() if offset >= 0}
+        return {offset: count for offset, count in enumerate(self.store.due_between(self.deck_ids, starts)) if count}
 
     # -- presets
 
@@ -685,7 +716,8 @@ class ReviewSession:
         new, review = cached.done.get(before.deck_id, (0, 0))
         cached.done[before.deck_id] = (new + (state.state == "new"), review + (state.state == REVIEW))
         cached.reviewed.setdefault(self._group(before), {}).setdefault(before.key, state.state)
-        if cached.main_order is not None and before.key != cached.main_head and (
+        head = cached.gathered.main[0][0].key if cached.gathered is not None and cached.gathered.main else cached.main_head
+        if cached.main_order is not None and before.key != head and (
                 before.key in cached.main_order or not state.in_learning):
             # Not the head of the queue (shown before the day turned, or from another build):
             # Anki rebuilds its queues then (queue/mod.rs pop_entry), and so the mix is spread afresh.
@@ -708,13 +740,53 @@ class ReviewSession:
         for rows in self._queues_of(cached, before):
             rows.remove(before)
         visible = before.present and not before.suspended and before.buried_day < day
+        row = replace(before, state=after)
         if visible:
-            row = replace(before, state=after)
             for rows in self._queues_of(cached, row):
                 if rows is not cached.reviews or (after.due_ms or 0) < end:
                     rows.add(row)
+        if cached.gathered is not None and (cached.main_order is None or not self._patch_gathered(
+                cached.gathered, before, row if visible else None, end, cached.done)):
+            # (With the day's main order forgotten, the next pick spreads the mix afresh.)
+            cached.gathered = None
         cached.version = version
         self._today_cache = cached
+
+    def _patch_gathered(self, gathered: Gathered, before: ItemRow, after: ItemRow | None, end: int,
+                        done: Mapping[str, tuple[int, int]]) -> bool:
+        """Bring the gathered queues past this session's answer to ``before`` (now ``after``;
+        None: hidden), where the result is exactly what gathering again would give; False
+        where it would not be, and the next pick gathers again.
+
+        Exact when the item is alone in its sibling group (its answer buries nothing, its
+        place in a group marks nothing) and it was a review, an intraday learning item or a
+        new item gathered deck by deck or in one ranked stream: it used one place of its
+        deck's limit, the answer counts one against that limit, and every other item keeps
+        its place ("interleaved" takes each deck's next item at its turn, and the answered
+        deck's turns now start one later: the new items are put in that order again).
+        Interday learning uses a review place that its answer gives back (another review may
+        take it): that gathers again, as does an answer that puts an item back among today's
+        reviews.
+        """
+        if not self._alone(before):
+            return False
+        was = gathered.take_out(before)
+        if was is None or was == "day_learning":
+            return False
+        if was == "new" and self.preset_for(self.deck_ids[0]).new_gather_order == "interleaved":
+            # Each deck's items keep their places in it; the turns of the answered item's deck
+            # start one later (QueueBuilder.new), which can reorder the items before it.
+            gathered.reinterleave({d: n for d, (n, _) in done.items()}, self.deck_ids)
+        if after is None:
+            return True
+        state = after.state
+        if state.in_learning:
+            days = self.scheduler.days
+            if days.day_of(state.due_ms or 0) > days.day_of(state.last_review_ms or 0):  # interday
+                return (state.due_ms or 0) >= end
+            gathered.add_intraday(after)
+            return True
+        return state.state == REVIEW and (state.due_ms or 0) >= end
 
     def _deck_limit(self, kind: str, deck_id: str) -> int:
         """The deck's own daily limit: a per-deck override in the settings, else its preset's."""
@@ -728,17 +800,19 @@ class ReviewSession:
     def _overall_limit(self, kind: str) -> int:
         return self.settings.new_per_day if kind == "new" else self.settings.reviews_per_day
 
-    def _deck_left(self, kind: str, deck_id: str, today: int) -> int:
-        cached = self._today(self.scheduler.days.start_ms(today))
+    def _deck_left(self, kind: str, deck_id: str, today: int, cached: _Today | None = None) -> int:
+        if cached is None:
+            cached = self._today(self.scheduler.days.start_ms(today))
         index = 0 if kind == "new" else 1
         done = cached.done.get(deck_id, (0, 0))[index]
         extra = cached.extensions.get(deck_id, (0, 0))[index]
         return max(0, self._deck_limit(kind, deck_id) + extra - done)
 
-    def _limits_left(self, day_start_ms: int) -> tuple[dict[str, int], dict[str, int]]:
+    def _limits_left(self, day_start_ms: int, cached: _Today | None = None) -> tuple[dict[str, int], dict[str, int]]:
         """New and review items each deck (and "*", overall) may still show today; custom
         study's extensions for today are added, the limits themselves stay as set."""
-        cached = self._today(day_start_ms)
+        if cached is None:
+            cached = self._today(day_start_ms)
         today = self.scheduler.days.day_of(day_start_ms)
         if self.custom is not None:  # review ahead: reviews only, no limits (Anki's filtered deck)
             return ({"*": 0, **{d: 0 for d in self.deck_ids}},
@@ -749,12 +823,53 @@ class ReviewSession:
             extra = cached.extensions.get("*", (0, 0))[index]
             left = {"*": max(0, self._overall_limit(kind) + extra - done)}
             for deck_id in self.deck_ids:
-                left[deck_id] = min(self._deck_left(kind, deck_id, today), left["*"])
+                left[deck_id] = min(self._deck_left(kind, deck_id, today, cached), left["*"])
             lefts.append(left)
         return lefts[0], lefts[1]
 
     def _group(self, row: ItemRow) -> str:
-        return self._groups.get((row.deck_id, row.card_id), row.sibling_key)
+        group = self._groups.get((row.deck_id, row.card_id))
+        return row.sibling_key if group is None else group
+
+    def _alone(self, row: ItemRow) -> bool:
+        """Whether the item is the only one of its sibling group (one card, one variant)."""
+        item = self._item(row)
+        if item is None or len(item.card.variants()) != 1:
+            return False
+        if row.deck_id not in self._linked:
+            return True
+        if self._group_cards is None:
+            counts: dict[str, int] = {}
+            for (deck_id, _), group in self._groups.items():
+                if deck_id in self._linked:
+                    counts[group] = counts.get(group, 0) + 1
+            self._group_cards = counts
+        return self._group_cards.get(self._group(row), 0) == 1
+
+    def _prime(self, gathered: Gathered) -> None:
+        # The items the day will show first, their fuzz numbers drawn in one go (as many as
+        # a long day of study shows; what is shown later draws its own when shown).
+        rows = [*gathered.intraday[:_PRIMED], *gathered.reviews[:_PRIMED], *gathered.day_learning[:_PRIMED],
+                *gathered.new[:_PRIMED]]
+        self.scheduler.prime((row.key, row.state) for row in rows)
+
+    def _first(self, now: int) -> tuple[tuple[ItemRow, str, bool] | None, tuple[int, int, int]]:
+        """The item ``next`` shows at ``now`` and the counts (new, learning, review), from
+        today's gathered queues (built when missing, kept across picks)."""
+        days = self.scheduler.days
+        today = days.day_of(now)
+        start = days.start_ms(today)
+        cached = self._today(start)
+        gathered = cached.gathered
+        if gathered is None:
+            with _collector_paused():
+                gathered = self._gather(cached, start, days.end_ms(today))
+            if self.custom is None and self._keep_gathered:  # review ahead reads past today: built afresh
+                cached.gathered = gathered
+                if not cached.primed:
+                    cached.primed = True
+                    self._prime(gathered)
+        return gathered.first(now, now + self._learn_ahead_ms())
 
     def _build(self, now: int, only: str | None = None) -> Built:
         """Today's queue at ``now`` (see core.queue); ``only``: one deck of the session on its own
@@ -763,15 +878,21 @@ class ReviewSession:
         today = days.day_of(now)
         start, end = days.start_ms(today), days.end_ms(today)
         cached = self._today(start)
-        new_left, review_left = self._limits_left(start)
+        return self._gather(cached, start, end, only).at(now, now + self._learn_ahead_ms())
+
+    def _gather(self, cached: _Today, start: int, end: int, only: str | None = None) -> Gathered:
+        """Today's queues gathered as Anki's builder gathers them (core.queue)."""
+        days = self.scheduler.days
+        new_left, review_left = self._limits_left(start, cached)
         deck_ids = [only] if only else self.deck_ids
         if only:
             new_left = {"*": new_left["*"], only: new_left[only]}
             review_left = {"*": review_left["*"], only: review_left[only]}
+        day_of = days.day_of
         builder = QueueBuilder(
             group=self._group, preset=self.preset_for, answered=cached.reviewed, new_left=dict(new_left),
-            review_left=dict(review_left), now=now, end_of_today=end, learn_ahead_until=now + self._learn_ahead_ms(),
-            interday=lambda row: days.day_of(row.state.due_ms or 0) > days.day_of(row.state.last_review_ms or 0))
+            review_left=dict(review_left), now=start, end_of_today=end, learn_ahead_until=start,
+            interday=lambda row: day_of(row.state.due_ms or 0) > day_of(row.state.last_review_ms or 0))
         learning, reviews = self._learning(cached), self._reviews(cached)
         builder.learning(learning if not only else (r for r in learning if r.deck_id == only))
         builder.due(reviews if not only else (r for r in reviews if r.deck_id == only))
@@ -781,15 +902,25 @@ class ReviewSession:
             key = self._new_key(gather)
             builder.new(deck_ids, lambda d: iter(self._new(cached, d, gather)), gather, key,
                         {d: n for d, (n, _) in cached.done.items()})
-        built = builder.finish(first.new_sort_order if first else "gathered", self.seed)
+        gathered = builder.gathered(first.new_sort_order if first else "gathered", self.seed)
         if only is None:
+            main = gathered.at(start, start).main
             if cached.main_order is None:
-                cached.main_order = {row.key: i for i, (row, _) in enumerate(built.main)}
+                cached.main_order = {row.key: i for i, (row, _) in enumerate(main)}
+                cached.main_next = len(main)
             else:
+                # An item that joins the queue later (a review let in as the limit frees up)
+                # takes the next place behind everything already in it, and keeps that place,
+                # so whichever build first sees it, every later one orders it the same.
                 known = cached.main_order
-                built.main.sort(key=lambda entry: known.get(entry[0].key, len(known)))  # stable: newcomers keep their order
-            cached.main_head = built.main[0][0].key if built.main else None
-        return built
+                for row, _ in main:
+                    if row.key not in known:
+                        known[row.key] = cached.main_next
+                        cached.main_next += 1
+                main.sort(key=lambda entry: known[entry[0].key])
+            cached.main_head = main[0][0].key if main else None
+            gathered.main = main
+        return gathered
 
     def _new_key(self, gather: str) -> Callable[[ItemRow], tuple]:
         """The order new items of one deck are read in, for a gather order (the store's SQL agrees)."""
@@ -820,7 +951,9 @@ class ReviewSession:
             # Anki's default review order ("Day"): by due day, at random within a day.
             cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n, day_of=days.day_of,
                                                                     seed=seed),
-                                   lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)))
+                                   lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
+                                   # A walk reads every review due up to the limit: read them in one go.
+                                   first=_FIRST_REVIEW_ROWS)
         return cached.reviews
 
     def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:

@@ -8,6 +8,7 @@ neither. The log is the source of truth: ``rebuild_states`` replays it.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import secrets
 import sqlite3
@@ -88,11 +89,24 @@ class LogEntry:
 
 
 def _fingerprint(deck: Deck) -> str:
-    """What sync depends on: every item's key, revision and bank position, hashed."""
+    """What sync depends on: every item's key, revision and bank position, hashed.
+
+    Decks are immutable: a deck object's fingerprint is kept (the last few decks), so that
+    every session on the same loaded decks after the first costs a look-up, not a hash."""
+    found = _FINGERPRINTS.get(id(deck))
+    if found is not None and found[0] is deck:
+        return found[1]
     digest = hashlib.blake2b(digest_size=16)
-    for card in deck.cards:
-        digest.update(f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01".encode())
-    return f"{SYNC_VERSION}:{digest.hexdigest()}"
+    digest.update("".join([f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01"
+                           for card in deck.cards]).encode())
+    fingerprint = f"{SYNC_VERSION}:{digest.hexdigest()}"
+    if len(_FINGERPRINTS) >= 256:
+        _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
+    _FINGERPRINTS[id(deck)] = (deck, fingerprint)  # the deck held: its id is not reused meanwhile
+    return fingerprint
+
+
+_FINGERPRINTS: dict[int, tuple[Deck, str]] = {}
 
 
 SYNC_VERSION = 1
@@ -302,7 +316,27 @@ class Store:
                 self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
                                       "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
 
+    def _in_step(self, deck: Deck) -> bool:
+        """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
+        positions, all present, no other present): one indexed read and one list comparison,
+        where a deck without a fingerprint (or with a stale one) has nothing to change. (A
+        row's key is its deck, card and variant joined, as sync writes it.)"""
+        expected = []
+        append = expected.append
+        for card_index, card in enumerate(deck.cards):
+            position = card_index * VARIANT_SLOTS
+            for variant in card.variants():
+                append((card.id, variant, card.revision, position))
+                position += 1
+        with self.guarded():
+            stored = self.conn.execute("SELECT card_id, variant, revision, position FROM items WHERE deck_id = ? "
+                                       "AND present = 1 ORDER BY position, key", (deck.id,)).fetchall()
+        return stored == expected
+
     def _sync(self, decks: Sequence[Deck]) -> None:
+        decks = [deck for deck in decks if not self._in_step(deck)]
+        if not decks:
+            return
         now = self.clock.now_ms()
         wanted: dict[str, tuple[str, str, str, int, int]] = {}
         deck_ids = []
@@ -410,15 +444,20 @@ class Store:
         if not deck_ids:
             return []
         where, args = self._visible(deck_ids, today)
-        order, order_args = "due_ms, id", ()
-        if day_of is not None:
-            self.conn.create_function("studyapp_day", 1, day_of, deterministic=True)
-            order, order_args = "studyapp_day(due_ms), studyapp_rank(?, key)", (seed,)
+        if day_of is None:
+            with self.guarded():
+                rows = self.conn.execute(
+                    f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
+                    "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
+            return [_row_to_item(r) for r in rows]
         with self.guarded():
             rows = self.conn.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
-                f"ORDER BY {order} LIMIT ? OFFSET ?", (before_ms, *args, *order_args, limit, offset)).fetchall()
-        return [_row_to_item(r) for r in rows]
+                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where}",
+                (before_ms, *args)).fetchall()
+        # Sorted here rather than by SQL functions: SQLite would call into Python twice for
+        # every row due, at every read, where this calls rank and day_of from Python (cached).
+        rows.sort(key=lambda r: (day_of(r[12]), rank(seed, r[1])))
+        return [_row_to_item(r) for r in rows[offset:offset + limit]]
 
     def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
                   seed: int = 0) -> list[ItemRow]:
@@ -426,15 +465,37 @@ class Store:
         bank order within a card ("note", Anki's random notes), or each item at random ("card");
         the random orders rank with core.queue.rank under ``seed``."""
         where, args = self._visible([deck_id], today)
-        order_by = {"position": "position",
-                    "note": "studyapp_rank(?, deck_id || '/' || card_id), position",
-                    "card": "studyapp_rank(?, key), id"}[order]
-        order_args = () if order == "position" else (seed,)
+        if order == "position":
+            with self.guarded():
+                rows = self.conn.execute(
+                    f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
+                    "ORDER BY position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
+            return [_row_to_item(r) for r in rows]
+        if order not in ("note", "card"):
+            raise ValueError(f"unknown new item order {order!r}")
+        # The random orders, ranked here (see reviews_due): by card, bank order within it
+        # ("note"), or by item ("card"); only the first rows are read in full.
         with self.guarded():
-            rows = self.conn.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
-                f"ORDER BY {order_by} LIMIT ? OFFSET ?", (*args, *order_args, limit, offset)).fetchall()
-        return [_row_to_item(r) for r in rows]
+            if order == "note":
+                ranked = self.conn.execute(f"SELECT id, card_id, position FROM items WHERE queue = {QUEUE_NEW} "
+                                           f"AND {where}", args).fetchall()
+                prefix = f"{deck_id}/"
+                first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (rank(seed, prefix + r[1]), r[2]))
+            else:
+                ranked = self.conn.execute(f"SELECT id, key FROM items WHERE queue = {QUEUE_NEW} AND {where}",
+                                           args).fetchall()
+                first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (rank(seed, r[1]), r[0]))
+            ids = [r[0] for r in first[offset:]]
+            by_id = {r[0]: r for r in self._rows_by_id(ids)}
+        return [_row_to_item(by_id[i]) for i in ids]
+
+    def _rows_by_id(self, ids: Sequence[int]) -> list[tuple]:
+        out: list[tuple] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            out += self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE id IN ({','.join('?' * len(chunk))})",
+                                     chunk).fetchall()
+        return out
 
     def count_capped(self, deck_ids: str | Sequence[str], queue: int, before_ms: int | None, today: int,
                      cap: int) -> int:
@@ -492,8 +553,10 @@ class Store:
         (what an answer buries depends on the queue it was answered from, as in Anki)."""
         with self.guarded():
             rows = self.conn.execute(
-                "SELECT i.deck_id, i.card_id, i.key, r.state_before FROM review_log r CROSS JOIN items i "
-                "ON i.id = r.item_id WHERE r.time_ms >= ? AND r.kind = 'review' ORDER BY r.id", (since_ms,)).fetchall()
+                # The time index: today's rows, not a walk of the whole log in id order.
+                "SELECT i.deck_id, i.card_id, i.key, r.state_before FROM review_log r INDEXED BY review_log_time "
+                "CROSS JOIN items i ON i.id = r.item_id WHERE r.time_ms >= ? AND r.kind = 'review' ORDER BY r.id",
+                (since_ms,)).fetchall()
         touched: dict[str, dict[str, str]] = {}
         for deck_id, card_id, key, state in rows:
             touched.setdefault(f"{deck_id}/{card_id}", {}).setdefault(key, state)
@@ -814,6 +877,21 @@ class Store:
                     "review": counts.get(REVIEW, 0),
                     "reviews": reviews,
                 }
+        return out
+
+    def due_between(self, deck_ids: Sequence[str], boundaries: Sequence[int]) -> list[int]:
+        """Learning and review items due in each span [boundaries[i], boundaries[i + 1]); the
+        first span takes everything due before its end (overdue items count there)."""
+        if not deck_ids or len(boundaries) < 2:
+            return []
+        marks = ",".join("?" * len(deck_ids))
+        sql = (f"SELECT count(*) FROM items INDEXED BY items_deck_due WHERE deck_id IN ({marks}) AND queue IN (1, 2) "
+               "AND due_ms >= ? AND due_ms < ? AND present = 1 AND suspended = 0")
+        with self.guarded():
+            out = []
+            for i in range(len(boundaries) - 1):
+                low = -(1 << 62) if i == 0 else boundaries[i]
+                out.append(self.conn.execute(sql, (*deck_ids, low, boundaries[i + 1])).fetchone()[0])
         return out
 
     def due_per_day(self, deck_ids: Sequence[str], from_ms: int, day_of: Callable[[int], int],
