@@ -99,18 +99,19 @@ class StatsScreen(AppScreen):
         again = sum(d.again for d in reviews)
         spans = figures["spans"]
         month = spans["month"]
+        tally = f" · {answered} answers, {again} Again"
         if actual is None:
             retention = Content.assemble(("True retention ", "bold"),
-                                         f"- in 30 days: no reviews of items with an interval of a day or more "
-                                         f"(target {desired:.0%})")
+                                         f"- in 30 days: no reviews at intervals of a day or more "
+                                         f"(target {desired:.0%})", tally)
         else:
             style = "$success" if actual >= desired else "$warning"
             gap = actual - desired
             retention = Content.assemble(("True retention ", "bold"), (f"{actual:.1%}", f"bold {style}"),
                                          f" in 30 days (target {desired:.0%}, {gap:+.1%}; young {_pct(month.young)}, "
-                                         f"mature {_pct(month.mature)})")
-        summary = Content.assemble(retention, "\n", ("Last 30 days ", "bold"), f"{answered} answers, {again} Again",
-                                   "\n", span_table(spans))
+                                         f"mature {_pct(month.mature)})", tally)
+        # Two lines in all at 120 columns: the deck table below must open in full on a 35-row screen.
+        summary = Content.assemble(retention, "\n", span_line(spans))
         self.query_one("#stats-retention", Static).update(summary)
         self._decks = figures["decks"]
         self._fill_decks()
@@ -159,15 +160,16 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-SPAN_COLUMNS = (("day", "today"), ("week", "7 days"), ("month", "30 days"), ("year", "365 days"))
+SPAN_LABELS = (("day", "today"), ("week", "7d"), ("month", "30d"), ("year", "365d"))
 
 
-def span_table(spans) -> Content:
-    """True Retention over each span, all answers and young and mature apart, in aligned columns
-    (the same figures as ``stats --json``'s and the report's ``retention_by_span``)."""
-    width = max(len(label) for _, label in SPAN_COLUMNS) + 2
-    lines = [Content.assemble(("Retention by span", "bold"), "".join(f"{label:>{width}}" for _, label in SPAN_COLUMNS))]
-    for title, value in (("  all answers    ", lambda r: r.rate), ("  young          ", lambda r: r.young),
-                         ("  mature         ", lambda r: r.mature)):
-        lines.append(Content(title + "".join(f"{_pct(value(spans[name])):>{width}}" for name, _ in SPAN_COLUMNS)))
-    return Content("\n").join(lines)
+def span_line(spans) -> Content:
+    """True Retention over each span, all answers, young and mature (the same figures as
+    ``stats --json``'s and the report's ``retention_by_span``), in one line at 120 columns."""
+
+    def figure(value: float | None) -> str:
+        return "-" if value is None else f"{value * 100:.0f}"
+
+    parts = [f"{label} {figure(spans[name].rate)}/{figure(spans[name].young)}/{figure(spans[name].mature)}"
+             for name, label in SPAN_LABELS]
+    return Content.assemble(("By span", "bold"), ", % all/young/mature: ", " · ".join(parts))
