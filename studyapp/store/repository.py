@@ -183,12 +183,18 @@ class Store:
                 raise schema.damaged(self.path, f"preset {name!r} is not valid JSON") from None
             presets[name] = Preset.from_dict(data, source=f"{self.path}: preset {name!r}")
         presets.setdefault(DEFAULT_PRESET, Preset())
+        for name, fitted in self.fitted_parameters().items():
+            if name in presets:
+                presets[name] = replace(presets[name], parameters=tuple(fitted["parameters"]))
         return Presets(presets, assigned)
 
     def save_preset(self, preset: Preset, *, rename_from: str | None = None) -> None:
         """Add or replace a preset (``rename_from``: the name it had, its decks follow it)."""
         preset.validate()
-        text = json.dumps(preset.to_dict(), sort_keys=True)
+        data = preset.to_dict()
+        # Fitted parameters live in preset_parameters, with when and from what they were fitted.
+        data.pop("parameters", None)
+        text = json.dumps(data, sort_keys=True)
         with self.guarded(), self._write():
             if rename_from is not None and rename_from != preset.name:
                 if rename_from == DEFAULT_PRESET:
@@ -203,6 +209,58 @@ class Store:
             self.conn.execute("INSERT INTO presets (name, json, updated_ms) VALUES (?, ?, ?) ON CONFLICT (name) "
                               "DO UPDATE SET json = excluded.json, updated_ms = excluded.updated_ms",
                               (preset.name, text, self.clock.now_ms()))
+
+    # -- fitted FSRS parameters (schema 5)
+
+    def fitted_parameters(self) -> dict[str, dict]:
+        """Per preset name: {parameters, fitted_ms, reviews, items, source, fit} of the parameters in use."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT preset, params, fitted_ms, reviews, items, source, fit "
+                                     "FROM preset_parameters").fetchall()
+        out = {}
+        for preset, params, fitted_ms, reviews, items, source, fit in rows:
+            try:
+                out[preset] = {"parameters": json.loads(params), "fitted_ms": fitted_ms, "reviews": reviews,
+                               "items": items, "source": source, "fit": json.loads(fit)}
+            except ValueError:
+                raise schema.damaged(self.path, f"the fitted parameters of preset {preset!r} are not valid JSON") \
+                    from None
+        return out
+
+    def save_fitted_parameters(self, preset: str, parameters, *, reviews: int, items: int, source: str,
+                               fit: dict, fitted_ms: int | None = None) -> None:
+        """Make ``parameters`` the ones preset ``preset`` schedules with (creating the preset if new)."""
+        Preset(name=preset, parameters=tuple(parameters))  # validates name and values
+        fitted_ms = self.clock.now_ms() if fitted_ms is None else fitted_ms
+        with self.guarded(), self._write():
+            if not self.conn.execute("SELECT 1 FROM presets WHERE name = ?", (preset,)).fetchone():
+                data = Preset(name=preset).to_dict()
+                data.pop("parameters")
+                self.conn.execute("INSERT INTO presets (name, json, updated_ms) VALUES (?, ?, ?)",
+                                  (preset, json.dumps(data, sort_keys=True), fitted_ms))
+            self.conn.execute(
+                "INSERT INTO preset_parameters (preset, params, fitted_ms, reviews, items, source, fit) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (preset) DO UPDATE SET params = excluded.params, "
+                "fitted_ms = excluded.fitted_ms, reviews = excluded.reviews, items = excluded.items, "
+                "source = excluded.source, fit = excluded.fit",
+                (preset, json.dumps(list(parameters)), fitted_ms, reviews, items, source,
+                 json.dumps(fit, sort_keys=True)))
+
+    def optimizer_log(self, deck_ids: Sequence[str] | None = None) -> list[tuple]:
+        """(item key, kind, rating, time_ms, state before, duration_ms) of every log row (of the decks
+        ``deck_ids``, or all), by item then time: what fitting and ``export log`` read. Undone
+        answers are not in the log (an undo deletes its row; one undone on another device is named
+        in undone_log and left out here too)."""
+        where, args = "", ()
+        if deck_ids is not None:
+            where = f"AND i.deck_id IN ({','.join('?' * len(deck_ids))})"
+            args = tuple(deck_ids)
+        with self.guarded():
+            return self.conn.execute(
+                "SELECT i.key, r.kind, r.rating, r.time_ms, r.state_before, r.duration_ms FROM review_log r "
+                "JOIN items i ON i.id = r.item_id "
+                f"WHERE (r.uid IS NULL OR r.uid NOT IN (SELECT uid FROM undone_log)) {where} "
+                "ORDER BY r.item_id, r.time_ms, r.id", args).fetchall()
 
     def delete_preset(self, name: str) -> None:
         """Remove a preset; its decks go back to Default."""
