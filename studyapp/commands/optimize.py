@@ -105,7 +105,7 @@ def read_log(path: Path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
-        raise StudyappError(f"cannot read {path}: {error.strerror or error}", code="usage") from None
+        raise StudyappError(f"cannot read {path}: {error.strerror or error}") from None
     try:
         document = json.loads(text)
     except ValueError as error:

@@ -91,7 +91,8 @@ def days_elapsed(next_day_at_s: int, time_ms: int) -> int:
 
 def card_reviews(rows: Sequence[LogRow], next_day_at_s: int, ignore_before_ms: int = 0):
     """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows in time order:
-    (the rows kept, [(time_ms, FSRS reviews so far)]) or None when the card gives no item."""
+    (the rows kept, their (rating, delta_t) reviews, [(time_ms, length)] one per item: the item
+    is the first ``length`` reviews), or None when the card gives no item."""
     first_learn = None
     # Working backwards from the latest row (params.rs): the card's items start at the first
     # learning answer of its last run of learning answers; a reset before it ends the history.
@@ -113,21 +114,21 @@ def card_reviews(rows: Sequence[LogRow], next_day_at_s: int, ignore_before_ms: i
     if first_learn is None or rows[first_learn].time_ms < ignore_before_ms:
         return None
     kept = [row for row in rows[first_learn:] if row.rating > 0 and row.kind != KIND_CRAM]
+    reviews = []
     items = []
-    reviews: list = []
     previous = None
     for index, row in enumerate(kept):
         days = days_elapsed(next_day_at_s, row.time_ms)
         delta_t = 0 if previous is None else previous - days
         previous = days
-        reviews.append(fsrs_rs_python.FSRSReview(row.rating, delta_t))
+        reviews.append((row.rating, delta_t))
         # One item per answer on a later day than the one before it, holding every answer so far;
         # same-day answers stay in the history of the next item but make none of their own.
         if index >= 1 and delta_t > 0:
-            items.append((row.time_ms, list(reviews)))
+            items.append((row.time_ms, index + 1))
     if not items:
         return None
-    return kept, items
+    return kept, reviews, items
 
 
 def training_set(rows: Iterable[LogRow], next_day_at_s: int, *, ignore_before_ms: int = 0) -> TrainingSet:
@@ -135,19 +136,22 @@ def training_set(rows: Iterable[LogRow], next_day_at_s: int, *, ignore_before_ms
     (as Anki reads its revlog: card order, then id)."""
     gathered = []
     out = TrainingSet()
+    review_type = fsrs_rs_python.FSRSReview
     for card, group in groupby(rows, key=lambda r: r.card):
         card_rows = list(group)
         out.rows += len(card_rows)
         found = card_reviews(card_rows, next_day_at_s, ignore_before_ms)
         if found is None:
             continue
-        kept, items = found
+        kept, reviews, items = found
         out.reviews += len(kept)
         out.cards += 1
-        gathered.extend((time_ms, card, reviews) for time_ms, reviews in items)
+        objects = [review_type(rating, delta_t) for rating, delta_t in reviews]
+        gathered.extend((time_ms, card, objects[:length]) for time_ms, length in items)
     # Sorted by the time of the item's last review (Anki: by revlog id); ties keep card order.
     gathered.sort(key=lambda entry: entry[0])
-    out.items = [fsrs_rs_python.FSRSItem(reviews) for _, _, reviews in gathered]
+    item_type = fsrs_rs_python.FSRSItem
+    out.items = [item_type(reviews) for _, _, reviews in gathered]
     out.card_ids = [card for _, card, _ in gathered]
     out.times = [time_ms for time_ms, _, _ in gathered]
     return out
