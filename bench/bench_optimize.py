@@ -2,7 +2,7 @@
 
     python bench/bench_optimize.py [--quick]
 
-One learner's history (tests/optimize_support.py's simulation: 5,000 cards over 300 days,
+One learner's history (tests/optimize_support.py's simulation: 5,000 cards over 320 days,
 lapses, same-day repeats, cram answers) cut at 100,000 answers (quick: 10,000) is recorded
 in a studyapp store; the same rows go into an Anki collection's revlog (id = answer time,
 Anki's review kind, ease factor 0 for cram, as Anki writes them). Then, in turn, round
@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from common import interleaved_medians, markdown, row  # noqa: E402
 
-SPEC = {"seed": 7, "cards": 5000, "days": 300, "new_per_day": 22, "tz": "UTC", "rollover": 4,
+SPEC = {"seed": 7, "cards": 5000, "days": 320, "new_per_day": 22, "tz": "UTC", "rollover": 4,
         "cram": 0.01, "same_day": 0.1, "undo": 0.0, "near_rollover": 0.05}
 QUICK_SPEC = dict(SPEC, cards=700, days=120, new_per_day=12)
 

@@ -273,3 +273,15 @@ def test_schema_4_database_is_backed_up_and_gains_the_parameters_table(tmp_path)
     assert "parameters" not in json.loads(text)
     assert store.load_presets().default.parameters == DEFAULT_PARAMETERS
     store.close()
+
+
+def test_the_stores_kind_column_is_kind_of(tmp_path):
+    """Store.optimizer_rows maps kinds in SQL for speed; it must say what kind_of says."""
+    store, _ = _store(tmp_path, SPECS[1])
+    rows = store.optimizer_rows()
+    logged = store.conn.execute("SELECT item_id, time_ms, rating, kind, state_before FROM review_log "
+                                "ORDER BY item_id, id").fetchall()
+    assert [r[3] for r in rows] == [o.kind_of(kind, before) for *_, kind, before in logged]
+    assert {r[3] for r in rows} >= {KIND_LEARNING, KIND_REVIEW, KIND_RELEARNING, KIND_CRAM}
+    assert [r[:3] for r in rows] == [r[:3] for r in logged]
+    store.close()

@@ -16,7 +16,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from operator import itemgetter
+from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 import fsrs_rs_python
 
@@ -38,10 +39,10 @@ EPOCHS = 8
 DAY_SECS = 86_400
 
 
-@dataclass(frozen=True, slots=True)
-class LogRow:
+class LogRow(NamedTuple):
     """One review-log row as the conversion needs it: which card, when (ms), the grade (0 for
-    a reset) and Anki's review kind (``KIND_*``)."""
+    a reset) and Anki's review kind (``KIND_*``). Any 4-tuple in this order will do (the store
+    hands over plain tuples: building 100,000 of these would cost more than the fit)."""
 
     card: int
     time_ms: int
@@ -89,20 +90,21 @@ def days_elapsed(next_day_at_s: int, time_ms: int) -> int:
     return secs // DAY_SECS if secs > 0 else 0
 
 
-def card_reviews(rows: Sequence[LogRow], next_day_at_s: int, ignore_before_ms: int = 0):
-    """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows in time order:
-    (the rows kept, their (rating, delta_t) reviews, [(time_ms, length)] one per item: the item
-    is the first ``length`` reviews), or None when the card gives no item."""
+def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: int = 0):
+    """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows (``LogRow`` order:
+    card, time_ms, rating, kind) in time order: (the rows kept, their (rating, delta_t) reviews,
+    [(time_ms, length)] one per item: the item is the first ``length`` reviews), or None when
+    the card gives no item."""
     first_learn = None
     # Working backwards from the latest row (params.rs): the card's items start at the first
     # learning answer of its last run of learning answers; a reset before it ends the history.
     for index in range(len(rows) - 1, -1, -1):
-        row = rows[index]
-        if row.kind == KIND_CRAM:
+        _, _, rating, kind = rows[index]
+        if kind == KIND_CRAM:
             continue
-        if row.rating > 0 and row.kind == KIND_LEARNING:
+        if rating > 0 and kind == KIND_LEARNING:
             first_learn = index
-        elif row.kind == KIND_RESET:
+        elif kind == KIND_RESET:
             if first_learn is not None:
                 break
             # Graded since the reset but never learnt again, or not graded at all: no history.
@@ -111,35 +113,42 @@ def card_reviews(rows: Sequence[LogRow], next_day_at_s: int, ignore_before_ms: i
             break
     # Training ignores a card with no learning answer (its history started mid-way, e.g. an
     # import of reviews without their learning steps) and one first learnt before the cutoff.
-    if first_learn is None or rows[first_learn].time_ms < ignore_before_ms:
+    if first_learn is None or rows[first_learn][1] < ignore_before_ms:
         return None
-    kept = [row for row in rows[first_learn:] if row.rating > 0 and row.kind != KIND_CRAM]
+    kept = [row for row in rows[first_learn:] if row[2] > 0 and row[3] != KIND_CRAM]
     reviews = []
     items = []
     previous = None
-    for index, row in enumerate(kept):
-        days = days_elapsed(next_day_at_s, row.time_ms)
+    for index, (_, time_ms, rating, _) in enumerate(kept):
+        # Anki's RevlogEntry::days_elapsed: whole days from the row (whole seconds) to today's
+        # rollover, Rust's truncating division, never below 0 (days_elapsed() below, inlined).
+        secs = next_day_at_s - time_ms // 1000
+        days = secs // DAY_SECS if secs > 0 else 0
         delta_t = 0 if previous is None else previous - days
         previous = days
-        reviews.append((row.rating, delta_t))
+        reviews.append((rating, delta_t))
         # One item per answer on a later day than the one before it, holding every answer so far;
         # same-day answers stay in the history of the next item but make none of their own.
-        if index >= 1 and delta_t > 0:
-            items.append((row.time_ms, index + 1))
+        if index and delta_t > 0:
+            items.append((time_ms, index + 1))
     if not items:
         return None
     return kept, reviews, items
 
 
-def training_set(rows: Iterable[LogRow], next_day_at_s: int, *, ignore_before_ms: int = 0) -> TrainingSet:
-    """Anki's ``fsrs_items_for_training``. ``rows`` grouped by card, each card's in time order
-    (as Anki reads its revlog: card order, then id)."""
+def training_set(rows: Iterable[tuple], next_day_at_s: int, *, ignore_before_ms: int = 0) -> TrainingSet:
+    """Anki's ``fsrs_items_for_training``. ``rows`` (``LogRow`` order) grouped by card; within a
+    card they are put in time order (Anki reads its revlog by card, then id = time)."""
     gathered = []
     out = TrainingSet()
     review_type = fsrs_rs_python.FSRSReview
-    for card, group in groupby(rows, key=lambda r: r.card):
+    by_time = itemgetter(1)
+    for card, group in groupby(rows, key=itemgetter(0)):
         card_rows = list(group)
         out.rows += len(card_rows)
+        # Rows come in the order they were written; one merged from another device can be older.
+        if any(card_rows[i][1] > card_rows[i + 1][1] for i in range(len(card_rows) - 1)):
+            card_rows.sort(key=by_time)
         found = card_reviews(card_rows, next_day_at_s, ignore_before_ms)
         if found is None:
             continue
@@ -149,7 +158,7 @@ def training_set(rows: Iterable[LogRow], next_day_at_s: int, *, ignore_before_ms
         objects = [review_type(rating, delta_t) for rating, delta_t in reviews]
         gathered.extend((time_ms, card, objects[:length]) for time_ms, length in items)
     # Sorted by the time of the item's last review (Anki: by revlog id); ties keep card order.
-    gathered.sort(key=lambda entry: entry[0])
+    gathered.sort(key=itemgetter(0))
     item_type = fsrs_rs_python.FSRSItem
     out.items = [item_type(reviews) for _, _, reviews in gathered]
     out.card_ids = [card for _, card, _ in gathered]
@@ -272,7 +281,8 @@ class OptimizerStore(Protocol):
 
     def load_settings(self) -> Settings: ...
     def load_presets(self) -> Presets: ...
-    def optimizer_log(self, deck_ids: Sequence[str] | None = None) -> list[tuple]: ...
+    def stored_decks(self) -> list[str]: ...
+    def optimizer_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple]: ...
     def save_fitted_parameters(self, preset: str, parameters, *, reviews: int, items: int, source: str,
                                fit: dict, fitted_ms: int | None = None) -> None: ...
 
@@ -308,10 +318,9 @@ def optimize_preset(store: OptimizerStore, preset: str = DEFAULT_PRESET, *, now_
         known = ", ".join(sorted(presets.presets))
         raise StudyappError(f"no preset named {preset!r}; presets: {known}", code="usage")
     settings = presets.presets[preset].scheduling(store.load_settings())
-    log = store.optimizer_log()
-    decks = preset_decks(presets, (key.split("/", 1)[0] for key, *_ in log), preset)
-    wanted = set(decks)
-    rows = rows_from_log(row for row in log if row[0].split("/", 1)[0] in wanted)
+    stored = store.stored_decks()
+    decks = preset_decks(presets, stored, preset)
+    rows = store.optimizer_rows(None if set(decks) == set(stored) else decks)
     data = training_set(rows, next_day_at_s(settings, now_ms))
     steps = relearning_steps_within_a_day(settings.relearning_steps)
     result = fit(data, settings.parameters, relearning_steps=steps, what=f"preset {preset!r}")
