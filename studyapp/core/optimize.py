@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import itemgetter
+from itertools import groupby, starmap
+from operator import gt, itemgetter, sub
 from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 import fsrs_rs_python
@@ -90,14 +90,22 @@ def days_elapsed(next_day_at_s: int, time_ms: int) -> int:
     return secs // DAY_SECS if secs > 0 else 0
 
 
-def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: int = 0):
-    """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows (``LogRow`` order:
-    card, time_ms, rating, kind) in time order: (the rows kept, their (rating, delta_t) reviews,
-    [(time_ms, length)] one per item: the item is the first ``length`` reviews), or None when
-    the card gives no item."""
+def _first_learn(rows: Sequence[tuple]) -> int | None:
+    """Where the card's training history starts (params.rs ``reviews_for_fsrs``), or None.
+
+    Working backwards from the latest row: the items start at the first answer of the card's
+    last run of learning answers (cram rows skipped); a reset before that run ends the
+    history, and a reset with no learning answer after it leaves none."""
+    kinds = [row[3] for row in rows]
+    if KIND_RESET not in kinds and KIND_CRAM not in kinds and all(row[2] for row in rows):
+        # The usual card (every row an answer): the last learning answer, then back over its run.
+        if KIND_LEARNING not in kinds:
+            return None
+        index = len(kinds) - 1 - kinds[::-1].index(KIND_LEARNING)
+        while index and kinds[index - 1] == KIND_LEARNING:
+            index -= 1
+        return index
     first_learn = None
-    # Working backwards from the latest row (params.rs): the card's items start at the first
-    # learning answer of its last run of learning answers; a reset before it ends the history.
     for index in range(len(rows) - 1, -1, -1):
         _, _, rating, kind = rows[index]
         if kind == KIND_CRAM:
@@ -111,26 +119,32 @@ def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: in
             return None
         elif first_learn is not None:
             break
+    return first_learn
+
+
+def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: int = 0):
+    """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows (``LogRow`` order:
+    card, time_ms, rating, kind) in time order: (the rows kept, their (rating, delta_t) reviews,
+    [(time_ms, length)] one per item: the item is the first ``length`` reviews), or None when
+    the card gives no item."""
+    first_learn = _first_learn(rows)
     # Training ignores a card with no learning answer (its history started mid-way, e.g. an
     # import of reviews without their learning steps) and one first learnt before the cutoff.
     if first_learn is None or rows[first_learn][1] < ignore_before_ms:
         return None
     kept = [row for row in rows[first_learn:] if row[2] > 0 and row[3] != KIND_CRAM]
-    reviews = []
-    items = []
-    previous = None
-    for index, (_, time_ms, rating, _) in enumerate(kept):
-        # Anki's RevlogEntry::days_elapsed: whole days from the row (whole seconds) to today's
-        # rollover, Rust's truncating division, never below 0 (days_elapsed() below, inlined).
-        secs = next_day_at_s - time_ms // 1000
-        days = secs // DAY_SECS if secs > 0 else 0
-        delta_t = 0 if previous is None else previous - days
-        previous = days
-        reviews.append((rating, delta_t))
-        # One item per answer on a later day than the one before it, holding every answer so far;
-        # same-day answers stay in the history of the next item but make none of their own.
-        if index and delta_t > 0:
-            items.append((time_ms, index + 1))
+    if len(kept) < 2:
+        return None
+    # Anki's RevlogEntry::days_elapsed: whole days from the row (whole seconds) to today's
+    # rollover, Rust's truncating division, never below 0 (days_elapsed() above).
+    days = [(next_day_at_s - row[1] // 1000) // DAY_SECS for row in kept]
+    if kept[-1][1] // 1000 >= next_day_at_s:  # answers after today's rollover (a clock put back)
+        days = [days_elapsed(next_day_at_s, row[1]) for row in kept]
+    deltas = [0, *map(sub, days, days[1:])]
+    reviews = list(zip([row[2] for row in kept], deltas))
+    # One item per answer on a later day than the one before it, holding every answer so far;
+    # same-day answers stay in the history of the next item but make none of their own.
+    items = [(kept[index][1], index + 1) for index in range(1, len(kept)) if deltas[index] > 0]
     if not items:
         return None
     return kept, reviews, items
@@ -141,13 +155,14 @@ def training_set(rows: Iterable[tuple], next_day_at_s: int, *, ignore_before_ms:
     card they are put in time order (Anki reads its revlog by card, then id = time)."""
     gathered = []
     out = TrainingSet()
-    review_type = fsrs_rs_python.FSRSReview
+    review_type, item_type = fsrs_rs_python.FSRSReview, fsrs_rs_python.FSRSItem
     by_time = itemgetter(1)
     for card, group in groupby(rows, key=itemgetter(0)):
         card_rows = list(group)
         out.rows += len(card_rows)
         # Rows come in the order they were written; one merged from another device can be older.
-        if any(card_rows[i][1] > card_rows[i + 1][1] for i in range(len(card_rows) - 1)):
+        times = [row[1] for row in card_rows]
+        if any(map(gt, times, times[1:])):
             card_rows.sort(key=by_time)
         found = card_reviews(card_rows, next_day_at_s, ignore_before_ms)
         if found is None:
@@ -155,12 +170,11 @@ def training_set(rows: Iterable[tuple], next_day_at_s: int, *, ignore_before_ms:
         kept, reviews, items = found
         out.reviews += len(kept)
         out.cards += 1
-        objects = [review_type(rating, delta_t) for rating, delta_t in reviews]
-        gathered.extend((time_ms, card, objects[:length]) for time_ms, length in items)
+        objects = list(starmap(review_type, reviews))
+        gathered += [(time_ms, card, item_type(objects[:length])) for time_ms, length in items]
     # Sorted by the time of the item's last review (Anki: by revlog id); ties keep card order.
     gathered.sort(key=itemgetter(0))
-    item_type = fsrs_rs_python.FSRSItem
-    out.items = [item_type(reviews) for _, _, reviews in gathered]
+    out.items = [item for _, _, item in gathered]
     out.card_ids = [card for _, card, _ in gathered]
     out.times = [time_ms for time_ms, _, _ in gathered]
     return out
