@@ -267,9 +267,10 @@ class Store:
         with self.guarded():
             return [d for (d,) in self.conn.execute("SELECT DISTINCT deck_id FROM items ORDER BY deck_id")]
 
-    def optimizer_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple]:
+    def optimizer_rows(self, deck_ids: Sequence[str] | None = None, *, durations: bool = False) -> list[tuple]:
         """(item id, time_ms, rating, Anki's review kind) of every log row (of the decks ``deck_ids``,
-        or all), by item, each item's in log order: what fitting reads (core.optimize.LogRow).
+        or all), by item, each item's in log order: what fitting reads (core.optimize.LogRow);
+        with ``durations`` each row ends with its answer time (ms), for the workload simulator.
         The kind is ``core.optimize.kind_of`` in SQL: 100,000 rows then take a tenth of a second."""
         from ..core import optimize as o
 
@@ -287,7 +288,8 @@ class Store:
             clause = f"WHERE {' AND '.join(where)}" if where else ""
             # In table order (the log's order), then by item: a stable sort keeps each item's rows
             # in log order, and costs a twentieth of SQLite's walk of the item index.
-            rows = self.conn.execute(f"SELECT r.item_id, r.time_ms, r.rating, {kind} FROM review_log r {clause}",
+            extra = ", r.duration_ms" if durations else ""
+            rows = self.conn.execute(f"SELECT r.item_id, r.time_ms, r.rating, {kind}{extra} FROM review_log r {clause}",
                                      args).fetchall()
         rows.sort(key=itemgetter(0))
         return rows
