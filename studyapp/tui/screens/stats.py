@@ -58,14 +58,17 @@ class StatsScreen(AppScreen):
             yield BarChart("Due in the next 30 days", id="chart-forecast", classes="chart", bar_style="$accent")
             yield BarChart("Reviews per day, last 30 days", id="chart-reviews", classes="chart",
                            bar_style="$primary")
-            yield BarChart("Minutes per day over the next year, by desired retention", id="chart-workload",
-                           classes="chart", bar_style="$secondary")
-            yield Static("Workload: press w to simulate the next year at desired retentions 0.70 to 0.97 "
-                         "with your parameters, deck sizes and answer times", id="stats-workload", markup=False)
             yield Static("Decks", classes="heading", markup=False)
             yield DataTable(id="stats-decks", cursor_type="row", show_cursor=False)
             yield Static("Leeches", classes="heading", markup=False)
             yield Static(id="stats-leeches", markup=False)
+            # Last, and the chart hidden until asked for: the figures above stay where they were.
+            yield Static("Workload: press w to simulate the next year at desired retentions 0.70 to 0.97 "
+                         "with your parameters, deck sizes and answer times", id="stats-workload", markup=False)
+            chart = BarChart("Minutes per day over the next year, by desired retention", id="chart-workload",
+                             classes="chart", bar_style="$secondary")
+            chart.display = False
+            yield chart
         yield AppFooter()
 
     def on_mount(self) -> None:
@@ -181,6 +184,9 @@ class StatsScreen(AppScreen):
             [round(p.minutes_per_day, 2) for p in points],
             (f"{points[0].retention:.2f}", f"{middle.retention:.2f}", f"{points[-1].retention:.2f}"),
             caption=f"most {max(p.minutes_per_day for p in points):.1f} min/day", highlight=best)
+        chart = self.query_one("#chart-workload", BarChart)
+        chart.display = True
+        chart.scroll_visible(animate=False)
         chosen = points[best]
         self.query_one("#stats-workload", Static).update(Content.assemble(
             ("Minimum recommended retention ", "bold"), (f"{minimum:.2f}", "bold $warning"),
