@@ -90,14 +90,16 @@ def days_elapsed(next_day_at_s: int, time_ms: int) -> int:
     return secs // DAY_SECS if secs > 0 else 0
 
 
-def _first_learn(rows: Sequence[tuple]) -> int | None:
+_TIME, _RATING, _KIND = itemgetter(1), itemgetter(2), itemgetter(3)
+
+
+def _first_learn(rows: Sequence[tuple], kinds: list[int], ratings: list[int]) -> int | None:
     """Where the card's training history starts (params.rs ``reviews_for_fsrs``), or None.
 
     Working backwards from the latest row: the items start at the first answer of the card's
     last run of learning answers (cram rows skipped); a reset before that run ends the
     history, and a reset with no learning answer after it leaves none."""
-    kinds = [row[3] for row in rows]
-    if KIND_RESET not in kinds and KIND_CRAM not in kinds and all(row[2] for row in rows):
+    if KIND_RESET not in kinds and KIND_CRAM not in kinds and 0 not in ratings:
         # The usual card (every row an answer): the last learning answer, then back over its run.
         if KIND_LEARNING not in kinds:
             return None
@@ -107,7 +109,7 @@ def _first_learn(rows: Sequence[tuple]) -> int | None:
         return index
     first_learn = None
     for index in range(len(rows) - 1, -1, -1):
-        _, _, rating, kind = rows[index]
+        rating, kind = ratings[index], kinds[index]
         if kind == KIND_CRAM:
             continue
         if rating > 0 and kind == KIND_LEARNING:
@@ -127,27 +129,34 @@ def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: in
     card, time_ms, rating, kind) in time order: (the rows kept, their (rating, delta_t) reviews,
     [(time_ms, length)] one per item: the item is the first ``length`` reviews), or None when
     the card gives no item."""
-    first_learn = _first_learn(rows)
+    kinds, ratings = list(map(_KIND, rows)), list(map(_RATING, rows))
+    first_learn = _first_learn(rows, kinds, ratings)
     # Training ignores a card with no learning answer (its history started mid-way, e.g. an
     # import of reviews without their learning steps) and one first learnt before the cutoff.
     if first_learn is None or rows[first_learn][1] < ignore_before_ms:
         return None
-    kept = [row for row in rows[first_learn:] if row[2] > 0 and row[3] != KIND_CRAM]
+    if KIND_CRAM in kinds or 0 in ratings:
+        kept = [row for row in rows[first_learn:] if row[2] > 0 and row[3] != KIND_CRAM]
+        ratings = list(map(_RATING, kept))
+    else:
+        kept = rows[first_learn:]
+        ratings = ratings[first_learn:]
     if len(kept) < 2:
         return None
+    times = list(map(_TIME, kept))
     # Anki's RevlogEntry::days_elapsed: whole days from the row (whole seconds) to today's
     # rollover, Rust's truncating division, never below 0 (days_elapsed() above).
-    days = [(next_day_at_s - row[1] // 1000) // DAY_SECS for row in kept]
-    if kept[-1][1] // 1000 >= next_day_at_s:  # answers after today's rollover (a clock put back)
-        days = [days_elapsed(next_day_at_s, row[1]) for row in kept]
+    if times[-1] // 1000 < next_day_at_s:
+        days = [(next_day_at_s - t // 1000) // DAY_SECS for t in times]
+    else:  # answers after today's rollover (a clock put back)
+        days = [days_elapsed(next_day_at_s, t) for t in times]
     deltas = [0, *map(sub, days, days[1:])]
-    reviews = list(zip([row[2] for row in kept], deltas))
     # One item per answer on a later day than the one before it, holding every answer so far;
     # same-day answers stay in the history of the next item but make none of their own.
-    items = [(kept[index][1], index + 1) for index in range(1, len(kept)) if deltas[index] > 0]
+    items = [(times[index], index + 1) for index in range(1, len(kept)) if deltas[index] > 0]
     if not items:
         return None
-    return kept, reviews, items
+    return kept, list(zip(ratings, deltas)), items
 
 
 def training_set(rows: Iterable[tuple], next_day_at_s: int, *, ignore_before_ms: int = 0) -> TrainingSet:
@@ -161,7 +170,7 @@ def training_set(rows: Iterable[tuple], next_day_at_s: int, *, ignore_before_ms:
         card_rows = list(group)
         out.rows += len(card_rows)
         # Rows come in the order they were written; one merged from another device can be older.
-        times = [row[1] for row in card_rows]
+        times = list(map(by_time, card_rows))
         if any(map(gt, times, times[1:])):
             card_rows.sort(key=by_time)
         found = card_reviews(card_rows, next_day_at_s, ignore_before_ms)
