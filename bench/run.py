@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-MODULES = ["load", "cli", "engine", "export", "progress", "tui", "coverage", "sync"]
+MODULES = ["load", "cli", "engine", "export", "progress", "tui", "coverage", "sync", "optimize"]
 
 
 def machine(commit: str) -> list[str]:
@@ -93,6 +93,7 @@ TARGETS = [
     ("coverage", r"check --coverage on 10,000 cards$", "<= 1.5x"),
     ("engine", r"pick the next item \(100,000 items", "faster than Anki"),
     ("engine", r"record an answer \(100,000 items", "faster than Anki"),
+    ("optimize", r"optimize on 100,000 reviews", "<= 1.2x"),
     ("export", r"export 10,000 generated notes, ", "<= 1.3x"),
     ("progress", r"export with progress, 10,000 cards, 100,000 reviews", "<= 1.5x"),
     ("progress", r"import from Anki, 10,000 cards, 100,000 reviews", "<= 1.5x"),
