@@ -285,3 +285,15 @@ def test_the_stores_kind_column_is_kind_of(tmp_path):
     assert {r[3] for r in rows} >= {KIND_LEARNING, KIND_REVIEW, KIND_RELEARNING, KIND_CRAM}
     assert [r[:3] for r in rows] == [r[:3] for r in logged]
     store.close()
+
+
+def test_a_preset_no_deck_uses_is_named_as_such(tmp_path):
+    store, h = _store(tmp_path, SPECS[0])
+    store.save_preset(Preset(name="Spare"))
+    with pytest.raises(StudyappError) as caught:
+        o.optimize_preset(store, "Spare", now_ms=h["now_ms"])
+    assert "no deck uses preset 'Spare'" in caught.value.message
+    with pytest.raises(StudyappError) as caught:
+        o.optimize_preset(store, "Nope", now_ms=h["now_ms"])
+    assert caught.value.code == "usage" and "presets: Default, Spare" in caught.value.message
+    store.close()

@@ -343,6 +343,9 @@ def optimize_preset(store: OptimizerStore, preset: str = DEFAULT_PRESET, *, now_
     settings = presets.presets[preset].scheduling(store.load_settings())
     stored = store.stored_decks()
     decks = preset_decks(presets, stored, preset)
+    if not decks:
+        raise StudyappError(f"no deck uses preset {preset!r}, so it has no reviews to fit; assign decks to it "
+                            "(Settings > Presets) or name another preset")
     rows = store.optimizer_rows(None if set(decks) == set(stored) else decks)
     data = training_set(rows, next_day_at_s(settings, now_ms))
     steps = relearning_steps_within_a_day(settings.relearning_steps)
