@@ -346,8 +346,19 @@ def optimize_preset(store: OptimizerStore, preset: str = DEFAULT_PRESET, *, now_
     if not decks:
         raise StudyappError(f"no deck uses preset {preset!r}, so it has no reviews to fit; assign decks to it "
                             "(Settings > Presets) or name another preset")
-    rows = store.optimizer_rows(None if set(decks) == set(stored) else decks)
-    data = training_set(rows, next_day_at_s(settings, now_ms))
+    import gc
+
+    # The conversion makes a list per training item (a million references at 100,000 reviews)
+    # and no cycle: the collector would only walk them, again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        rows = store.optimizer_rows(None if set(decks) == set(stored) else decks)
+        data = training_set(rows, next_day_at_s(settings, now_ms))
+        del rows
+    finally:
+        if collecting:
+            gc.enable()
     steps = relearning_steps_within_a_day(settings.relearning_steps)
     result = fit(data, settings.parameters, relearning_steps=steps, what=f"preset {preset!r}")
     if save and result.adopted:
