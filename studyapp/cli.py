@@ -127,7 +127,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     anki.add_argument("--with-progress", action="store_true",
                       help="also carry this profile's schedules, review log and options (Anki: import with "
                            "'Import any learning progress')")
+    log = command("log", "this profile's review log as JSON, for a team's pooled fit (studyapp optimize --from)",
+                  level=2, within=export_sub, parent="export")
+    log.add_argument("-o", "--output", metavar="FILE.json", help="where to write it (default: stdout)")
 
+    optimize = command("optimize", "fit FSRS parameters to the review log (Anki's Optimize)")
+    optimize.add_argument("--preset", metavar="NAME",
+                          help="the deck option preset to fit (default: Default; with --from: the preset to "
+                               "create or update, default Team)")
+    optimize.add_argument("--from", dest="from_files", nargs="+", metavar="LOG.json",
+                          help="fit on these exported logs pooled together (studyapp export log)")
+    optimize.add_argument("--json", action="store_true")
 
     stats = command("stats", "progress statistics")
     stats.add_argument("deck_ids", nargs="*", metavar="DECK")

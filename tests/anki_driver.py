@@ -58,7 +58,13 @@ def _faketime(ms: int, tz: str) -> str:
 
 
 def _set_clock(ms: int, tz: str) -> None:
-    os.environ["FAKETIME"] = _faketime(ms, tz)
+    wanted = _faketime(ms, tz)
+    if os.environ.get("FAKETIME") == wanted:
+        # libfaketime re-reads an unchanged value as "still running since it was set": on a busy
+        # machine the seconds since the process started (importing anki) then exceed the check.
+        os.environ["FAKETIME"] = "@2000-01-01 00:00:00"
+        time.time()
+    os.environ["FAKETIME"] = wanted
     seen = time.time() * 1000
     if abs(seen - ms) > 2000:
         raise SystemExit(f"anki_driver: libfaketime did not move the clock ({seen:.0f} != {ms})")
@@ -152,6 +158,60 @@ def child(script_path: str, out_path: str) -> int:
                                                              rating=CardAnswer.Rating.values()[rating - 1]))
                 answered.append([card_id, rating])
             results.append({"op": op, "answered": answered})
+        elif op == "replay":
+            # The same answers studyapp's log holds (tests/optimize_support.py): one Basic note per
+            # card in a fresh deck, then each event at its own time: an answer, a cram answer in a
+            # filtered deck that does not reschedule, or an answer undone at once.
+            basic = col.models.by_name("Basic")
+            deck_id = col.decks.id("Replay")
+            conf = col.decks.config_dict_for_deck_id(deck_id)
+            conf["new"]["delays"] = [1.0, 10.0]
+            conf["lapse"]["delays"] = [10.0]
+            conf["new"]["perDay"] = 9999
+            conf["rev"]["perDay"] = 9999
+            col.decks.update_config(conf)
+            card_ids = []
+            for index in range(step["cards"]):
+                note = col.new_note(basic)
+                note.fields[0] = f"c{index:04d}"
+                col.add_note(note, deck_id)
+                card_ids.extend(note.card_ids())
+            for card_index, at, rating, kind in step["events"]:
+                _set_clock(at, tz)
+                card_id = card_ids[card_index]
+                if kind == "cram":
+                    filtered = col.decks.new_filtered("Cram")
+                    fdeck = col.decks.get(filtered)
+                    fdeck["terms"] = [[f"cid:{card_id}", 1, 0]]
+                    fdeck["resched"] = False
+                    col.decks.save(fdeck)
+                    col.sched.rebuild_filtered_deck(filtered)
+                card = col.get_card(card_id)
+                states = col._backend.get_scheduling_states(card.id)
+                card.start_timer()
+                col.sched.answer_card(col.sched.build_answer(card=card, states=states,
+                                                             rating=CardAnswer.Rating.values()[rating - 1]))
+                if kind == "undone":
+                    col.undo()
+                if kind == "cram":
+                    col.sched.empty_filtered_deck(filtered)
+                    col.decks.remove([filtered])
+            results.append({"op": op, "card_ids": card_ids})
+        elif op == "optimize":
+            # Deck Options > Optimize on the whole collection with the given current parameters,
+            # and Evaluate (the legacy one: these parameters on the same items) of old and new.
+            params = list(step["current"])
+            response = col._backend.compute_fsrs_params(
+                search=step.get("search", ""), current_params=params, ignore_revlogs_before_ms=0,
+                num_of_relearning_steps=step.get("relearning_steps", 1), health_check=False)
+            evaluations = {}
+            for label, values in (("current", params), ("result", list(response.params))):
+                ev = col._backend.evaluate_params_legacy(params=values, search=step.get("search", ""),
+                                                        ignore_revlogs_before_ms=0)
+                evaluations[label] = {"log_loss": ev.log_loss, "rmse_bins": ev.rmse_bins}
+            kinds = col.db.all("SELECT type, factor = 0, count(*) FROM revlog GROUP BY 1, 2")
+            results.append({"op": op, "params": list(response.params), "fsrs_items": response.fsrs_items,
+                            "evaluations": evaluations, "revlog_kinds": kinds})
         elif op == "add_note":
             note = col.new_note(col.models.by_name(step["notetype"]))
             for index, value in enumerate(step["fields"]):

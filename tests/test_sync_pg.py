@@ -270,6 +270,8 @@ def test_a_schema_2_database_gets_global_ids_for_its_old_rows(tmp_path):
     conn.execute("DROP INDEX review_log_anki")
     conn.execute("ALTER TABLE review_log DROP COLUMN anki_revlog_id")
     conn.execute("ALTER TABLE review_log DROP COLUMN source")
+    # And schema 5's fitted parameters (studyapp optimize).
+    conn.execute("DROP TABLE preset_parameters")
     conn.execute(schema.APPEND_ONLY_TRIGGER)
     conn.execute("PRAGMA user_version = 2")
     conn.commit()

@@ -22,6 +22,7 @@ COMMANDS = {
     "server": ("sync", "run_server"),
     "new": ("new", "run_new"),
     "import": ("imports", "run_import"),
+    "optimize": ("optimize", "run_optimize"),
 }
 
 

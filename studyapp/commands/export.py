@@ -42,11 +42,15 @@ class StderrProgress:
 
 
 def run_export(context, args) -> int:
+    if args.format == "log":
+        from .optimize import run_export_log
+
+        return run_export_log(context, args)
     from ..core.language import localize_all
     from ..export.anki import export_anki
 
     if args.format != "anki":
-        raise StudyappError(f"unknown export format {args.format!r}; the one format is 'anki'", code="usage")
+        raise StudyappError(f"unknown export format {args.format!r}; use 'anki' or 'log'", code="usage")
     output = Path(args.output)
     if output.suffix.lower() != ".apkg" and not output.is_dir():
         # Anki's File > Import picks packages by their extension; a .txt would be taken for a text import.

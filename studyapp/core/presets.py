@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 from .problems import StudyappError
-from .scheduler import RETENTION_RANGE, Settings
+from .scheduler import RETENTION_RANGE, Settings, _check_parameters
 
 DEFAULT_PRESET = "Default"
 PRESET_NAME_RE = re.compile(r"^[^\x00-\x1f]{1,40}$")
@@ -56,6 +56,9 @@ class Preset:
     bury_interday_learning: bool = True
     new_gather_order: str = "interleaved"
     new_sort_order: str = "gathered"
+    # FSRS parameters fitted for this preset (``studyapp optimize``); the store keeps them in
+    # their own table with when and from what they were fitted, never in the preset's JSON.
+    parameters: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -103,6 +106,13 @@ class Preset:
             if not isinstance(getattr(self, name), bool):
                 raise StudyappError(f"{where}: {_label(name)} must be true or false, not {getattr(self, name)!r}",
                                     code="usage")
+        if self.parameters is not None:
+            if not isinstance(self.parameters, tuple):
+                raise StudyappError(f"{where}: parameters must be a list of 21 numbers", code="usage")
+            try:
+                _check_parameters(self.parameters)
+            except StudyappError as error:
+                raise StudyappError(f"{where}: {error.message}", code="usage") from None
         if self.new_gather_order not in GATHER_ORDERS:
             raise StudyappError(f"{where}: new card gather order {self.new_gather_order!r} must be one of "
                                 f"{', '.join(GATHER_ORDERS)}", code="usage")
@@ -114,7 +124,7 @@ class Preset:
         """The profile's settings with this preset's values in place of theirs."""
         changes = {name: getattr(self, name) for name in
                    ("new_per_day", "reviews_per_day", "learning_steps", "relearning_steps", "leech_lapses",
-                    "maximum_interval", "desired_retention", "learn_ahead_minutes")
+                    "maximum_interval", "desired_retention", "learn_ahead_minutes", "parameters")
                    if getattr(self, name) is not None}
         return replace(settings, **changes) if changes else settings
 
@@ -131,7 +141,7 @@ class Preset:
             raise StudyappError(f"{source}: unknown option {', '.join(map(repr, unknown))}; "
                                 f"known options: {', '.join(sorted(known))}", code="usage")
         values = dict(data)
-        for name in ("learning_steps", "relearning_steps"):
+        for name in ("learning_steps", "relearning_steps", "parameters"):
             if isinstance(values.get(name), list):
                 values[name] = tuple(values[name])
         return cls(**values)

@@ -14,6 +14,7 @@ import secrets
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -201,12 +202,18 @@ class Store:
                 raise schema.damaged(self.path, f"preset {name!r} is not valid JSON") from None
             presets[name] = Preset.from_dict(data, source=f"{self.path}: preset {name!r}")
         presets.setdefault(DEFAULT_PRESET, Preset())
+        for name, fitted in self.fitted_parameters().items():
+            if name in presets:
+                presets[name] = replace(presets[name], parameters=tuple(fitted["parameters"]))
         return Presets(presets, assigned)
 
     def save_preset(self, preset: Preset, *, rename_from: str | None = None) -> None:
         """Add or replace a preset (``rename_from``: the name it had, its decks follow it)."""
         preset.validate()
-        text = json.dumps(preset.to_dict(), sort_keys=True)
+        data = preset.to_dict()
+        # Fitted parameters live in preset_parameters, with when and from what they were fitted.
+        data.pop("parameters", None)
+        text = json.dumps(data, sort_keys=True)
         with self.guarded(), self._write():
             if rename_from is not None and rename_from != preset.name:
                 if rename_from == DEFAULT_PRESET:
@@ -221,6 +228,89 @@ class Store:
             self.conn.execute("INSERT INTO presets (name, json, updated_ms) VALUES (?, ?, ?) ON CONFLICT (name) "
                               "DO UPDATE SET json = excluded.json, updated_ms = excluded.updated_ms",
                               (preset.name, text, self.clock.now_ms()))
+
+    # -- fitted FSRS parameters (schema 5)
+
+    def fitted_parameters(self) -> dict[str, dict]:
+        """Per preset name: {parameters, fitted_ms, reviews, items, source, fit} of the parameters in use."""
+        with self.guarded():
+            rows = self.conn.execute("SELECT preset, params, fitted_ms, reviews, items, source, fit "
+                                     "FROM preset_parameters").fetchall()
+        out = {}
+        for preset, params, fitted_ms, reviews, items, source, fit in rows:
+            try:
+                out[preset] = {"parameters": json.loads(params), "fitted_ms": fitted_ms, "reviews": reviews,
+                               "items": items, "source": source, "fit": json.loads(fit)}
+            except ValueError:
+                raise schema.damaged(self.path, f"the fitted parameters of preset {preset!r} are not valid JSON") \
+                    from None
+        return out
+
+    def save_fitted_parameters(self, preset: str, parameters, *, reviews: int, items: int, source: str,
+                               fit: dict, fitted_ms: int | None = None) -> None:
+        """Make ``parameters`` the ones preset ``preset`` schedules with (creating the preset if new)."""
+        Preset(name=preset, parameters=tuple(parameters))  # validates name and values
+        fitted_ms = self.clock.now_ms() if fitted_ms is None else fitted_ms
+        with self.guarded(), self._write():
+            if not self.conn.execute("SELECT 1 FROM presets WHERE name = ?", (preset,)).fetchone():
+                data = Preset(name=preset).to_dict()
+                data.pop("parameters")
+                self.conn.execute("INSERT INTO presets (name, json, updated_ms) VALUES (?, ?, ?)",
+                                  (preset, json.dumps(data, sort_keys=True), fitted_ms))
+            self.conn.execute(
+                "INSERT INTO preset_parameters (preset, params, fitted_ms, reviews, items, source, fit) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (preset) DO UPDATE SET params = excluded.params, "
+                "fitted_ms = excluded.fitted_ms, reviews = excluded.reviews, items = excluded.items, "
+                "source = excluded.source, fit = excluded.fit",
+                (preset, json.dumps(list(parameters)), fitted_ms, reviews, items, source,
+                 json.dumps(fit, sort_keys=True)))
+
+    def optimizer_log(self, deck_ids: Sequence[str] | None = None) -> list[tuple]:
+        """(item key, kind, rating, time_ms, state before, duration_ms) of every log row (of the decks
+        ``deck_ids``, or all), by item then time: what fitting and ``export log`` read. Undone
+        answers are not in the log (an undo deletes its row; one undone on another device is named
+        in undone_log and left out here too)."""
+        where, args = "", ()
+        if deck_ids is not None:
+            where = f"AND i.deck_id IN ({','.join('?' * len(deck_ids))})"
+            args = tuple(deck_ids)
+        with self.guarded():
+            return self.conn.execute(
+                "SELECT i.key, r.kind, r.rating, r.time_ms, r.state_before, r.duration_ms FROM review_log r "
+                "JOIN items i ON i.id = r.item_id "
+                f"WHERE (r.uid IS NULL OR r.uid NOT IN (SELECT uid FROM undone_log)) {where} "
+                "ORDER BY r.item_id, r.time_ms, r.id", args).fetchall()
+
+    def stored_decks(self) -> list[str]:
+        with self.guarded():
+            return [d for (d,) in self.conn.execute("SELECT DISTINCT deck_id FROM items ORDER BY deck_id")]
+
+    def optimizer_rows(self, deck_ids: Sequence[str] | None = None, *, durations: bool = False) -> list[tuple]:
+        """(item id, time_ms, rating, Anki's review kind) of every log row (of the decks ``deck_ids``,
+        or all), by item, each item's in log order: what fitting reads (core.optimize.LogRow);
+        with ``durations`` each row ends with its answer time (ms), for the workload simulator.
+        The kind is ``core.optimize.kind_of`` in SQL: 100,000 rows then take a tenth of a second."""
+        from ..core import optimize as o
+
+        kind = (f"CASE r.kind WHEN 'cram' THEN {o.KIND_CRAM} WHEN 'reset' THEN {o.KIND_RESET} ELSE "
+                f"CASE r.state_before WHEN 'review' THEN {o.KIND_REVIEW} WHEN 'relearning' THEN {o.KIND_RELEARNING} "
+                f"ELSE {o.KIND_LEARNING} END END")
+        where, args = [], []
+        if deck_ids is not None:
+            where.append(f"r.item_id IN (SELECT id FROM items WHERE deck_id IN ({','.join('?' * len(deck_ids))}))")
+            args += list(deck_ids)
+        with self.guarded():
+            if self.conn.execute("SELECT 1 FROM undone_log LIMIT 1").fetchone():
+                # An answer undone on another device after a sync: its row may still be here.
+                where.append("(r.uid IS NULL OR r.uid NOT IN (SELECT uid FROM undone_log))")
+            clause = f"WHERE {' AND '.join(where)}" if where else ""
+            # In table order (the log's order), then by item: a stable sort keeps each item's rows
+            # in log order, and costs a twentieth of SQLite's walk of the item index.
+            extra = ", r.duration_ms" if durations else ""
+            rows = self.conn.execute(f"SELECT r.item_id, r.time_ms, r.rating, {kind}{extra} FROM review_log r {clause}",
+                                     args).fetchall()
+        rows.sort(key=itemgetter(0))
+        return rows
 
     def delete_preset(self, name: str) -> None:
         """Remove a preset; its decks go back to Default."""

@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 from ..core.problems import StudyappError
 
 APPLICATION_ID = 0x53545544  # "STUD"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 10_000
 # Databases up to this size get a quick_check when opened; bigger ones are checked
 # page by page as they are read (SQLite reports damage then, and we turn it into a message).
@@ -176,6 +176,21 @@ ALTER TABLE review_log ADD COLUMN anki_revlog_id INTEGER;
 CREATE UNIQUE INDEX review_log_anki ON review_log (item_id, anki_revlog_id) WHERE anki_revlog_id IS NOT NULL;
 """
 
+# Schema 5: FSRS parameters fitted to the learner's own reviews (``studyapp optimize``), per preset:
+# what is in use, when it was fitted, from how many reviews, and how well old and new predicted
+# them. A preset without a row schedules with the profile's parameters (FSRS-6's defaults).
+PRESET_PARAMETERS = """
+CREATE TABLE preset_parameters (
+    preset TEXT PRIMARY KEY REFERENCES presets (name) ON UPDATE CASCADE ON DELETE CASCADE,
+    params TEXT NOT NULL,           -- JSON list of the 21 numbers in use
+    fitted_ms INTEGER NOT NULL,     -- when they were fitted
+    reviews INTEGER NOT NULL,       -- review-log rows the fit counted (Anki's review count)
+    items INTEGER NOT NULL,         -- training items those gave
+    source TEXT NOT NULL,           -- 'profile', or 'pooled' from exported logs
+    fit TEXT NOT NULL               -- JSON: the whole result (evaluations, the fitted values, adopted or not)
+) WITHOUT ROWID;
+"""
+
 # MIGRATIONS[n] upgrades a database from schema n to n + 1, inside one transaction.
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -209,7 +224,12 @@ def _add_review_sources(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3, 3: _add_review_sources}
+def _add_preset_parameters(conn: sqlite3.Connection) -> None:
+    for statement in _statements(PRESET_PARAMETERS):
+        conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3, 3: _add_review_sources, 4: _add_preset_parameters}
 
 
 # ---------------------------------------------------------------- messages

@@ -102,6 +102,8 @@ SPECS: tuple[KeySpec, ...] = (
     _k("browse.leave", "escape", "leave", "Back", "Back (from the search box: to the list)"),
     # Stats.
     _k("stats.leave", "escape,q", "leave", "Back", "Back to the decks"),
+    _k("stats.workload", "w", "workload", "Workload",
+       "Simulate the next year at desired retentions 0.70-0.97 with your parameters; marks the minimum recommended"),
     # Settings.
     _k("settings.save", "ctrl+s", "save", "Save",
        "Save every valid value and stay (Enter in a field too); an invalid one is named, not saved"),
@@ -109,6 +111,8 @@ SPECS: tuple[KeySpec, ...] = (
        "Back to the decks, saving every valid value; an invalid one is dropped, with a message"),
     _k("settings.presets", "p", "presets", "Presets",
        "Deck option presets: each deck's limits, steps, burying and new-card order"),
+    _k("settings.optimize", "z", "optimize", "Optimize",
+       "Fit FSRS parameters to your reviews (Anki's Optimize); adopted only if they predict them better"),
     # Deck option presets.
     _k("presets.save", "ctrl+s", "save", "Save", "Save the preset (an invalid option is named, nothing saved)"),
     _k("presets.new", "ctrl+n", "new_preset", "New", "A new preset, a copy of this one, for the chosen deck"),

@@ -217,6 +217,27 @@ class Services:
             self.store().assign_preset(deck_id, name)
             self._overview = None
 
+    def optimize(self, preset: str = "Default"):
+        """Anki's Optimize for a preset (blocking: call from a worker): the Fit; StudyappError if
+        there are too few reviews. Sessions opened from now on use the parameters adopted."""
+        from ..core.optimize import optimize_preset
+
+        store = self.store()
+        with self.lock:
+            fit, _ = optimize_preset(store, preset, now_ms=self.clock.now_ms())
+            self._overview = None
+        return fit
+
+    def workload(self, deck_sizes: dict[str, int]):
+        """(workload points at 0.70-0.97, minimum recommended retention, parameters) for the
+        Default preset's parameters and limits over these decks (blocking: call from a worker)."""
+        from ..core.workload import for_profile
+
+        store = self.store()
+        with self.lock:
+            presets, settings = store.load_presets(), store.load_settings()
+            return for_profile(store, presets, settings, deck_sizes, self.clock.now_ms())
+
     def forget_overview(self) -> None:
         """Counts changed (a session answered something): rebuild the overview when next asked."""
         with self.lock:

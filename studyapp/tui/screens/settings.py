@@ -188,6 +188,25 @@ class SettingsScreen(AppScreen):
         self.save()
         self.app.push_screen(PresetsScreen())
 
+    def action_optimize(self) -> None:
+        """Anki's Optimize for the Default preset, in a worker: the fit takes seconds on a long log."""
+        self.save()
+        self._error("Optimizing: fitting FSRS parameters to your reviews…")
+        self.run_worker(self._optimize, thread=True, name="settings-optimize", exit_on_error=False, exclusive=True)
+
+    def _optimize(self) -> None:
+        try:
+            fit = self.app.services.optimize()
+        except StudyappError as error:
+            self.app.call_from_thread(self._error, error.message)
+            return
+        before, after = fit.current_eval, fit.fitted_eval
+        verdict = "new parameters in use" if fit.adopted else "the current parameters stay"
+        message = (f"Optimized on {fit.reviews} reviews ({fit.items} training items): log loss "
+                   f"{before.log_loss:.4f} -> {after.log_loss:.4f}, RMSE(bins) {before.rmse_bins:.4f} -> "
+                   f"{after.rmse_bins:.4f}; {verdict}.")
+        self.app.call_from_thread(self._error, message)
+
     def action_leave(self) -> None:
         problems = self.save()
         if problems:

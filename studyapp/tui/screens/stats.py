@@ -1,5 +1,8 @@
 """Stats: the due forecast for 30 days, reviews per day, retention against the target,
-per-deck progress and leeches. Charts where a chart reads better than a table."""
+per-deck progress and leeches. Charts where a chart reads better than a table.
+
+The workload chart (key ``w``) simulates a year at each desired retention, which takes
+seconds, so it runs when asked rather than each time the screen opens."""
 
 from __future__ import annotations
 
@@ -59,6 +62,13 @@ class StatsScreen(AppScreen):
             yield DataTable(id="stats-decks", cursor_type="row", show_cursor=False)
             yield Static("Leeches", classes="heading", markup=False)
             yield Static(id="stats-leeches", markup=False)
+            # Last, and the chart hidden until asked for: the figures above stay where they were.
+            yield Static("Workload: press w to simulate the next year at desired retentions 0.70 to 0.97 "
+                         "with your parameters, deck sizes and answer times", id="stats-workload", markup=False)
+            chart = BarChart("Minutes per day over the next year, by desired retention", id="chart-workload",
+                             classes="chart", bar_style="$secondary")
+            chart.display = False
+            yield chart
         yield AppFooter()
 
     def on_mount(self) -> None:
@@ -151,6 +161,38 @@ class StatsScreen(AppScreen):
                           "-" if row.retention is None else f"{row.retention:.0%}", progress, key=row.deck_id)
         # Every deck in view: the table is as tall as its rows, and the page scrolls instead.
         table.styles.height = len(rows) + 1
+
+    def action_workload(self) -> None:
+        if not self.loaded:
+            return
+        self.query_one("#stats-workload", Static).update("Workload: simulating a year at each retention…")
+        self.run_worker(self._simulate, thread=True, name="stats-workload", exit_on_error=False, exclusive=True)
+
+    def _simulate(self) -> None:
+        sizes = {row.deck_id: row.items for row in self._decks}
+        try:
+            points, minimum, _ = self.app.services.workload(sizes)
+        except StudyappError as error:
+            self.app.call_from_thread(self.notify, error.message, severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._simulated, points, minimum)
+
+    def _simulated(self, points, minimum: float) -> None:
+        best = min(range(len(points)), key=lambda i: abs(points[i].retention - minimum))
+        middle = points[len(points) // 2]
+        self.query_one("#chart-workload", BarChart).set_data(
+            [round(p.minutes_per_day, 2) for p in points],
+            (f"{points[0].retention:.2f}", f"{middle.retention:.2f}", f"{points[-1].retention:.2f}"),
+            caption=f"most {max(p.minutes_per_day for p in points):.1f} min/day", highlight=best)
+        chart = self.query_one("#chart-workload", BarChart)
+        chart.display = True
+        chart.scroll_visible(animate=False)
+        chosen = points[best]
+        self.query_one("#stats-workload", Static).update(Content.assemble(
+            ("Minimum recommended retention ", "bold"), (f"{minimum:.2f}", "bold $warning"),
+            f" (least work per item remembered; the marked bar): {chosen.reviews_per_day:.1f} reviews and "
+            f"{chosen.minutes_per_day:.1f} minutes a day; at {points[-1].retention:.2f}: "
+            f"{points[-1].reviews_per_day:.1f} reviews, {points[-1].minutes_per_day:.1f} minutes"))
 
     def action_leave(self) -> None:
         self.app.pop_screen()

@@ -29,9 +29,15 @@ class BarChart(Widget):
         self.rows = rows
         self.bar_style = bar_style
         self.labels: tuple[str, str, str] = ("", "", "")
+        self.caption: str | None = None  # in place of "total N, most M"
+        self.highlight: int | None = None  # one bar drawn in the highlight style
+        self.highlight_style = "$warning"
 
-    def set_data(self, values: Sequence[int], labels: tuple[str, str, str]) -> None:
+    def set_data(self, values: Sequence[float], labels: tuple[str, str, str], *, caption: str | None = None,
+                 highlight: int | None = None) -> None:
         self.labels = labels
+        self.caption = caption
+        self.highlight = highlight
         self.values = tuple(values)
         self.refresh(layout=True)
 
@@ -41,20 +47,21 @@ class BarChart(Widget):
     def render(self) -> Content:
         values = self.values or (0,)
         peak = max(values)
-        axis_width = max(len(str(peak)), 1) + 1
+        axis_width = max(len(_number(peak)), 1) + 1
         room = max(1, self.content_size.width - axis_width - 1)
         bar_width = max(1, min(3, room // len(values)))
-        lines = [Content.assemble((self.title, "bold"), (f"   total {sum(values)}, most {peak}", "dim"))]
+        summary = self.caption if self.caption is not None else f"total {sum(values)}, most {peak}"
+        lines = [Content.assemble((self.title, "bold"), (f"   {summary}", "dim"))]
         for row in range(self.rows, 0, -1):
-            label = str(peak) if row == self.rows else ("0" if row == 1 and peak == 0 else "")
+            label = _number(peak) if row == self.rows else ("0" if row == 1 and peak == 0 else "")
             parts: list[str | tuple[str, str]] = [label.rjust(axis_width - 1) + "│"]
-            for value in values:
+            for index, value in enumerate(values):
                 eighths = round(value / peak * self.rows * 8) if peak else 0
                 level = min(8, max(0, eighths - (row - 1) * 8))
                 if value and row == 1 and level == 0:
                     level = 1  # any non-zero day shows a sliver
                 cell = BLOCKS[level] * max(1, bar_width - 1) + (" " if bar_width > 1 else "")
-                parts.append((cell, self.bar_style))
+                parts.append((cell, self.highlight_style if index == self.highlight else self.bar_style))
             lines.append(Content.assemble(*parts))
         span = bar_width * len(values)
         lines.append(Content(" " * (axis_width - 1) + "└" + "─" * span))
@@ -65,3 +72,7 @@ class BarChart(Widget):
             under[at:at + len(text)] = list(text)
         lines.append(Content(" " * axis_width + "".join(under)[:span], ))
         return Content("\n").join(lines)
+
+
+def _number(value: float) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.3g}"

@@ -1,0 +1,109 @@
+"""Optimize parity with the real Anki: the same histories through both, the same fit.
+
+Each history of tests/optimize_support.py (200 to 2,000 reviews; rollover hours and zones,
+lapses, same-day repeats, cram answers in a filtered deck that does not reschedule, answers
+undone) is answered in a real studyapp store and in a real Anki collection (the ``anki``
+package, under libfaketime, tests/anki_driver.py). Then Anki's ``compute_fsrs_params`` on its
+revlog and studyapp's fit on its log must agree on every parameter within 1e-3 (the same
+crate on the same items gives equal results, so a difference means the items differ), on the
+number of training items, and on the evaluation (Anki's legacy Evaluate: log loss and
+RMSE(bins) of the current and the resulting parameters).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import anki_driver
+from engine_support import location
+from optimize_support import SPECS, deck_for, history, record, settings_for
+from studyapp.core import optimize as o
+from studyapp.core.clock import FakeClock
+from studyapp.core.scheduler import DEFAULT_PARAMETERS
+from studyapp.store import open_store
+
+pytestmark = pytest.mark.skipif(anki_driver.faketime_library() is None,
+                                reason="libfaketime is not installed (apt-get install faketime)")
+
+TOLERANCE = 1e-3
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory):
+    """On a RAM file system where there is one: every answer in Anki (and in studyapp) is a
+    transaction with an fsync, which on a disk makes a history of 2,000 answers take ten
+    seconds of waiting instead of one."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        folder = Path(tempfile.mkdtemp(prefix="studyapp-optimize-", dir="/dev/shm"))
+        yield folder
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        yield tmp_path_factory.mktemp("optimize")
+
+
+def _anki(tmp_path, h) -> dict:
+    spec = h["spec"]
+    script = {"collection": str(tmp_path / "anki"), "tz": spec["tz"], "rollover": spec["rollover"],
+              "steps": [{"op": "replay", "at": h["events"][0][1] - 60_000, "cards": h["cards"], "events": h["events"]},
+                        {"op": "optimize", "at": h["now_ms"], "current": list(DEFAULT_PARAMETERS)}]}
+    return anki_driver.run(script, tmp_path)["results"][1]
+
+
+def _studyapp(tmp_path, h):
+    store = open_store(location(tmp_path), clock=FakeClock(h["now_ms"]))
+    store.save_settings(settings_for(h["spec"]))
+    store.sync([deck_for(h)])
+    record(store, h)
+    return store
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[f"seed{s['seed']}" for s in SPECS])
+def test_optimize_gives_ankis_parameters(tmp_path, spec):
+    h = history(spec)
+    assert 200 <= h["reviews"] <= 2000
+    store = _studyapp(tmp_path, h)
+    fit, _ = o.optimize_preset(store, now_ms=h["now_ms"], save=False)
+    store.close()
+    anki = _anki(tmp_path, h)
+    assert fit.items == anki["fsrs_items"]
+    worst = max(abs(a - b) for a, b in zip(fit.parameters, anki["params"]))
+    print(f"\nseed {spec['seed']}: {h['reviews']} reviews, {fit.items} items, adopted {fit.adopted}, "
+          f"largest parameter difference {worst:.2e}")
+    assert list(fit.parameters) == pytest.approx(anki["params"], abs=TOLERANCE)
+    current, result = anki["evaluations"]["current"], anki["evaluations"]["result"]
+    assert fit.current_eval.log_loss == pytest.approx(current["log_loss"], abs=1e-5)
+    assert fit.current_eval.rmse_bins == pytest.approx(current["rmse_bins"], abs=1e-5)
+    used = o.evaluate(fit.parameters, o.training_set(
+        o.rows_from_log(_reopen(tmp_path).optimizer_log()), o.next_day_at_s(settings_for(spec), h["now_ms"])).items)
+    assert used.log_loss == pytest.approx(result["log_loss"], abs=1e-5)
+    assert used.rmse_bins == pytest.approx(result["rmse_bins"], abs=1e-5)
+
+
+def _reopen(tmp_path):
+    return open_store(location(tmp_path), readonly=True)
+
+
+def test_the_cli_under_ankis_clock_gives_ankis_parameters(tmp_path):
+    """``studyapp optimize --json`` itself, run at the moment Anki optimized (libfaketime)."""
+    h = history(SPECS[3])
+    _studyapp(tmp_path, h).close()
+    anki = _anki(tmp_path, h)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")}
+    env.update(STUDYAPP_HOME=str(location(tmp_path).home), LD_PRELOAD=anki_driver.faketime_library(),
+               FAKETIME_NO_CACHE="1", FAKETIME=anki_driver._faketime(h["now_ms"], h["spec"]["tz"]),
+               TZ=h["spec"]["tz"], PYTHONPATH=str(anki_driver.Path(__file__).resolve().parent.parent))
+    done = subprocess.run([sys.executable, "-m", "studyapp", "optimize", "--json"], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["items"] == anki["fsrs_items"]
+    assert document["parameters"] == pytest.approx(anki["params"], abs=TOLERANCE)
