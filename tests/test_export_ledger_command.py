@@ -90,7 +90,7 @@ def test_an_unreadable_ledger_stops_the_command_with_its_place(tmp_path, capsys)
     shipped_ledger_path(folder).write_text('{"schema": 2}', encoding="utf-8")
     assert run(capsys, "update", str(folder)) == (
         1, "", f"{shipped_ledger_path(folder)}:1:1: error: the Anki export ledger has an unexpected shape "
-               f"(schema 2 is not 1); regenerate it with '{UPDATE_COMMAND}' [ledger]\n")
+               f"(schema 2 is not 1); {repair(shipped_ledger_path(folder))} [ledger]\n")
 
 
 def test_the_command_checks_the_bundled_decks_by_default_and_refuses_other_actions(tmp_path, capsys):
@@ -118,6 +118,13 @@ def test_the_commands_help_names_itself_its_actions_and_the_folder(capsys, monke
 # -- the ledger file ------------------------------------------------------------------------
 
 
+def repair(path: Path) -> str:
+    """What a broken ledger's message tells the maintainer to do (the file named twice)."""
+    return (f"regenerate it with '{UPDATE_COMMAND}', or move it aside (mv {path} {path}.broken) and export again: "
+            "export works without it, though Anki may then update notes it imported before (replacing edits "
+            "made to them in Anki)")
+
+
 def error_loading(path: Path) -> StudyappError:
     with pytest.raises(StudyappError) as raised:
         Ledger.load(path)
@@ -135,12 +142,12 @@ def test_bad_ledgers_are_reported_with_message_place_and_code(tmp_path):
     path.write_text('{\n  "schema": 1,\n  "notes": {,}\n}', encoding="utf-8")
     error = error_loading(path)
     assert (error.message, error.path, error.line, error.column, error.code) == (
-        "the Anki export ledger is not valid JSON: Expecting property name enclosed in double quotes", str(path), 3, 13,
-        "ledger")
+        f"the Anki export ledger is not valid JSON: Expecting property name enclosed in double quotes; {repair(path)}",
+        str(path), 3, 13, "ledger")
     path.write_text('{"notes": {}}', encoding="utf-8")
     error = error_loading(path)
     assert (error.message, error.path, error.line, error.column, error.code) == (
-        f"the Anki export ledger has an unexpected shape (schema None is not 1); regenerate it with '{UPDATE_COMMAND}'",
+        f"the Anki export ledger has an unexpected shape (schema None is not 1); {repair(path)}",
         str(path), 1, 1, "ledger")
 
 

@@ -23,7 +23,7 @@ import fsrs_rs_python
 
 from .problems import StudyappError
 from .presets import DEFAULT_PRESET, Presets
-from .scheduler import DEFAULT_PARAMETERS, LEARNING, NEW, RELEARNING, REVIEW, Settings, StudyDays, resolve_zone
+from .scheduler import DEFAULT_PARAMETERS, LEARNING, NEW, RELEARNING, REVIEW, Settings
 
 # Anki's RevlogReviewKind, the only thing of a log row (besides its rating and time) the
 # conversion looks at. Cram is Anki's Filtered with ease factor 0 (``is_cramming``), reset is
@@ -312,7 +312,7 @@ class OptimizerStore(Protocol):
 
 def next_day_at_s(settings: Settings, now_ms: int) -> int:
     """Anki's ``timing_today().next_day_at``: today's rollover in the UTC offset in force now."""
-    return StudyDays(resolve_zone(settings.timezone), settings.rollover_hour).next_day_at_ms(now_ms) // 1000
+    return settings.study_days().next_day_at_ms(now_ms) // 1000
 
 
 def rows_from_log(log: Iterable[tuple], cards: dict[Any, int] | None = None, namespace: Any = None) -> list[LogRow]:
