@@ -183,3 +183,29 @@ def _team_straightforward(conn, decks, now_ms: int, days) -> list[dict]:
     return [build_report(profile=learner, decks=decks, items=items[learner], answers=answers[learner], exams=[],
                          curriculum=None, now_ms=now_ms, day_of=days.day_of, date_of=days.date_of)
             for learner in sorted(set(items) | set(answers))]
+
+
+@pytest.mark.parametrize("zone, rollover, end", CASES, ids=[c[0] for c in CASES])
+def test_the_sessions_spans_from_sql_sums_equal_the_spans_from_every_row(tmp_path, zone, rollover, end):
+    """What the home screen, Stats and `stats` show: retention_spans_by_deck against by_span over the rows."""
+    from studyapp.core.retention import SPANS, by_span
+    from studyapp.core.session import ReviewSession
+
+    rng = random.Random(zone + "spans")
+    end_ms = int(end.timestamp() * 1000)
+    days = StudyDays(ZoneInfo(zone), rollover)
+    decks = [deck("alpha", 4), deck("beta", 5)]
+    store = open_store(location(tmp_path), clock=FakeClock(end_ms))
+    settings = replace(Settings(), timezone=zone, rollover_hour=rollover)
+    store.save_settings(settings)
+    store.sync(decks)
+    _write_log(store, generated(rng, 3000, end_ms, days), [r[0] for r in store.conn.execute("SELECT id FROM items")], rng)
+    session = ReviewSession(store, decks, clock=FakeClock(end_ms), settings=settings)
+    today = days.day_of(end_ms)
+    rows = store.retention_answers(["alpha", "beta"], days.start_ms(today - SPANS["year"] + 1), days.end_ms(today))
+    expected = {d: by_span([(t, k, r, li) for deck_id, t, k, r, li in rows if deck_id == d], days.day_of, today)
+                for d in ("alpha", "beta")}
+    assert session.retention_spans_by_deck() == expected
+    assert session.retention_spans() == by_span([(t, k, r, li) for _, t, k, r, li in rows], days.day_of, today)
+    assert expected["alpha"]["day"].total > 0 and expected["beta"]["year"].total > expected["beta"]["month"].total
+    store.close()

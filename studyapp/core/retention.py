@@ -123,15 +123,38 @@ def bucket_days(buckets: Iterable[int], day_of: Callable[[int], int]) -> tuple[d
     """Each bucket's study day, and the buckets that span two study days (to be read answer by answer).
 
     Within a quarter hour the offset changes at most once, so a bucket whose first and last
-    millisecond fall on the same study day lies wholly within it."""
+    millisecond fall on the same study day lies wholly within it; and within one study day time
+    runs one way (a change of offset never moves the clock back across the rollover hour), so
+    the buckets between two of the same day are of that day too. A day's run of buckets is found
+    by galloping, with a few day_of calls a day rather than two a bucket."""
+    ordered = sorted(set(buckets))
     days: dict[int, int] = {}
     split: set[int] = set()
-    for bucket in buckets:
-        first = day_of(bucket * BUCKET_MS)
-        if day_of(bucket * BUCKET_MS + BUCKET_MS - 1) == first:
-            days[bucket] = first
-        else:
-            split.add(bucket)
+
+    def last_in(i: int, day: int) -> bool:
+        return day_of(ordered[i] * BUCKET_MS + BUCKET_MS - 1) == day
+
+    i, n = 0, len(ordered)
+    while i < n:
+        day = day_of(ordered[i] * BUCKET_MS)
+        if not last_in(i, day):
+            split.add(ordered[i])
+            i += 1
+            continue
+        good, step = i, 1  # ordered[good] lies in `day`; find the last such
+        while good + step < n and last_in(good + step, day):
+            good += step
+            step *= 2
+        bad = min(good + step, n)  # the first index known not to (or n)
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if last_in(middle, day):
+                good = middle
+            else:
+                bad = middle
+        for j in range(i, good + 1):
+            days[ordered[j]] = day
+        i = good + 1
     return days, split
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import sys
 
+# More than the longest span (a year): the days the report reads of the log.
+DAYS_READ = 400
+
 
 def collect_report(location, catalog, clock=None) -> dict:
     """Read the learner's database (without changing it) and build the report.
@@ -16,7 +19,8 @@ def collect_report(location, catalog, clock=None) -> dict:
     from ..core.scheduler import Settings, StudyDays, resolve_zone
     from ..store import open_store
     from ..store.summary import report_log
-    from .report import MASTERY_STABILITY_DAYS, Bank, ExamResult, Flag, LogSummary, report_from_summary, summary_from_aggregates
+    from .report import (MASTERY_STABILITY_DAYS, Bank, ExamResult, Flag, LogSummary, report_from_summary, streak,
+                         summary_from_aggregates)
 
     clock = clock or SystemClock()
     curriculum, broken = first_curriculum(deck_dirs(location.deck_dirs), {deck.id for deck in catalog.decks})
@@ -42,7 +46,13 @@ def collect_report(location, catalog, clock=None) -> dict:
                 flags = [Flag(*row) for row in store.conn.execute(
                     "SELECT key, deck_id, card_id, flag_note, flagged_ms FROM items WHERE flag_note IS NOT NULL "
                     "ORDER BY id")]
-            log = summary_from_aggregates(*report_log(store, sorted(bank.deck_ids)), days.day_of)
+            # Study days only as far back as the spans and the streak look: the year, and further
+            # only for a streak that reaches past it.
+            today = days.day_of(clock.now_ms())
+            since_ms = days.start_ms(today - DAYS_READ + 1)
+            log = summary_from_aggregates(*report_log(store, sorted(bank.deck_ids), since_ms), days.day_of)
+            if streak(set(log.days), today) >= DAYS_READ - 1:
+                log = summary_from_aggregates(*report_log(store, sorted(bank.deck_ids)), days.day_of)
             exams = [ExamResult(**e) for e in store.exam_results()]
     days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
     return report_from_summary(profile=location.profile, bank=bank, mastered_keys=mastered, log=log, exams=exams,
@@ -71,3 +81,14 @@ def collect_series(location, catalog, clock=None):
     days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
     today = days.day_of(clock.now_ms())
     return learner_series(log, len(keys), due, today, days.day_of, days.date_of)
+
+
+def mastered_items(store) -> list:
+    """The present items that count as mastered (``onboarding.report.is_mastered``), as ItemFacts:
+    picked out in SQL, where the home screen's tracks once built a row object for every item."""
+    from .report import MASTERY_STABILITY_DAYS, ItemFacts
+
+    with store.guarded():
+        return [ItemFacts(*row) for row in store.conn.execute(
+            "SELECT key, deck_id, card_id, state, stability FROM items WHERE present = 1 AND state = 'review' "
+            "AND stability >= ?", (MASTERY_STABILITY_DAYS,))]

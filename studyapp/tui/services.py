@@ -170,7 +170,8 @@ class Services:
 
         ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
         from ..core.scheduler import StudyDays, resolve_zone
-        from ..onboarding.report import ItemFacts, curriculum_progress
+        from ..onboarding.collect import mastered_items
+        from ..onboarding.report import curriculum_progress
         from ..store.summary import first_answer_ms
 
         curriculum = self.curriculum()
@@ -179,8 +180,7 @@ class Services:
         store = self.store()
         with self.lock:
             settings = store.load_settings()
-            items = [ItemFacts(r.key, r.deck_id, r.card_id, r.state.state, r.state.stability)
-                     for r in store.all_items() if r.present]
+            items = mastered_items(store)
             started = first_answer_ms(store)
         days = StudyDays(resolve_zone(settings.timezone), settings.rollover_hour)
         return curriculum_progress(curriculum, self.catalog().decks, items, {r.deck_id: r.reviews for r in deck_rows},
