@@ -289,13 +289,16 @@ class ReviewSession:
         self._current = self._show(row, queue, now, _counts_of(built), ahead=ahead)
         return self._current
 
-    def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
-        """Grade the shown item (1 again .. 4 easy); returns the preview applied (None in cram)."""
+    def answer(self, rating: int, duration_ms: int = 0, *, at_ms: int | None = None) -> Preview | None:
+        """Grade the shown item (1 again .. 4 easy); returns the preview applied (None in cram).
+
+        ``at_ms``: when the grade was given, for an answer saved later (the database was busy);
+        nothing of the session changes until the answer is stored, so a failed call can be retried."""
         shown = self._require_shown()
         if rating not in RATINGS:
             raise StudyappError(f"rating {rating!r} is not a grade; use 1 (again), 2 (hard), 3 (good) or 4 (easy)",
                                 code="usage")
-        now = self.clock.now_ms()
+        now = self.clock.now_ms() if at_ms is None else at_ms
 
         deck_id = shown.key.split("/", 1)[0]
         scheduler = self.scheduler_for(deck_id)
@@ -309,11 +312,9 @@ class ReviewSession:
         cram_before = list(self._cram_queue) if self.cram else None
         log_id, before, applied = self.store.record_answer(
             shown.item_id, compute, kind="cram" if self.cram else "review", rating=rating, time_ms=now,
-            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings)
-        if (applied is not None and applied.after.leech and not before.state.leech
-                and self.preset_for(deck_id).leech_action == "suspend"):
+            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings,
             # Anki's leech action "suspend"; an undo restores the status with the state.
-            self.store.set_status(shown.item_id, suspended=True)
+            suspend_leech=self.preset_for(deck_id).leech_action == "suspend")
         if self.cram:
             self._cram_queue.pop(0)
             if rating == AGAIN:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -149,6 +150,18 @@ class Store:
         return guarded(self.path)
 
     # -- settings
+
+    @contextmanager
+    def busy_timeout(self, ms: int):
+        """Wait at most ``ms`` for another process's write lock, within the block (instead of
+        schema.BUSY_TIMEOUT_MS): for a caller that retries, and must not hold its thread that long."""
+        with self.guarded():
+            self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+        try:
+            yield
+        finally:
+            with self.guarded():
+                self.conn.execute(f"PRAGMA busy_timeout = {schema.BUSY_TIMEOUT_MS}")
 
     def load_settings(self) -> Settings:
         with self.guarded():
@@ -526,12 +539,13 @@ class Store:
     # -- writing: answers, status, undo
 
     def record_answer(self, item_id: int, compute: Callable[[ItemRow], Preview | None], *, kind: str, rating: int,
-                      time_ms: int, sched_ms: int, duration_ms: int,
-                      settings: Settings) -> tuple[int, ItemRow, Preview | None]:
+                      time_ms: int, sched_ms: int, duration_ms: int, settings: Settings,
+                      suspend_leech: bool = False) -> tuple[int, ItemRow, Preview | None]:
         """One transaction: re-read the item, let ``compute`` give the new state, store it and log it.
 
         ``compute`` sees the state as it is inside the transaction, so two processes answering
-        the same item chain their answers instead of one overwriting the other.
+        the same item chain their answers instead of one overwriting the other. ``suspend_leech``:
+        Anki's leech action "suspend", for an answer that makes the item a leech.
         Returns (log id, the row before, the preview applied).
         """
         with self.guarded(), self._write():
@@ -548,6 +562,10 @@ class Store:
                                       scheduler)
             if kind == "review":
                 self.conn.execute(f"UPDATE items SET {_SET_STATE} WHERE id = ?", (*_state_values(after), item_id))
+            if suspend_leech and preview is not None and after.leech and not before.state.leech:
+                # In the answer's transaction: an answer and its leech suspension are stored together or
+                # not at all, so an answer that failed (a busy database) can simply be given again.
+                self.conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
