@@ -60,7 +60,7 @@ def run(quick: bool = False) -> list[dict]:
     folder = cache / f"studyapp-bench-scale-{cards}-{reviews}"
     profile = build(folder, cards, reviews)
     database = Path(profile["home"]) / "profiles" / "default.sqlite3"
-    repeat = 2 if quick else 5
+    repeat = 2 if quick else 3
     size = f"{cards:,} cards, {reviews:,} reviews"
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         env = command_env(Path(profile["home"]), Path(tmp) / "pycache")
@@ -72,6 +72,7 @@ def run(quick: bool = False) -> list[dict]:
             "json": _process(report_json, env),
             "md": _process([*studyapp, "report"], env),
         }
+        print(f"bench_scale: profile ready ({size}); timing the report", file=sys.stderr, flush=True)
         times = interleaved_medians(commands, repeat)
         peak = _peak_mb(report_json, env)
         base = times["baseline"] * 1000
@@ -93,6 +94,7 @@ def run(quick: bool = False) -> list[dict]:
             home = f"{prefix} {shlex.quote(sys.executable)} -m studyapp"
             baseline = f"{prefix} {shlex.quote(sys.executable)} -c {shlex.quote(AGGREGATE + 'print(' + repr(HOME_READY) + ')')} " \
                        f"{shlex.quote(str(database))}; sleep 5"
+            print("bench_scale: timing the home screen", file=sys.stderr, flush=True)
             try:
                 _time_to_text(tmux, home, HOME_READY, timeout=180)  # warm-up
                 ours, theirs = [], []
