@@ -189,22 +189,41 @@ def summary_from_aggregates(card_rows: Iterable[Sequence], bucket_rows: Iterable
     buckets named, for the few that span two study days.
     """
     out = LogSummary()
-    for deck_id, card_id, reviews, again, duration, first, last, *counts in card_rows:
+    # Plain lists of four counts while summing (a dataclass per addition was most of the time at
+    # 200 learners), TrueRetention at the end.
+    deck_counts: dict[str, list[int]] = {}
+    for deck_id, card_id, reviews, again, duration, first, last, yp, yf, mp, mf in card_rows:
         deck = out.decks.get(deck_id)
         if deck is None:
             deck = out.decks[deck_id] = DeckLog()
+            deck_counts[deck_id] = [0, 0, 0, 0]
         deck.reviews += reviews
         deck.time_ms += duration
-        deck.last_ms = last if deck.last_ms is None else max(deck.last_ms, last)
-        deck.retention = deck.retention + TrueRetention(*counts)
-        out.first_ms = first if out.first_ms is None else min(out.first_ms, first)
-        out.last_ms = last if out.last_ms is None else max(out.last_ms, last)
+        deck.last_ms = last if deck.last_ms is None or last > deck.last_ms else deck.last_ms
+        c = deck_counts[deck_id]
+        c[0] += yp
+        c[1] += yf
+        c[2] += mp
+        c[3] += mf
+        out.first_ms = first if out.first_ms is None or first < out.first_ms else out.first_ms
+        out.last_ms = last if out.last_ms is None or last > out.last_ms else out.last_ms
         if reviews:
             out.cards[f"{deck_id}/{card_id}"] = (reviews, again)
-    buckets = {row[0]: TrueRetention(*row[1:]) for row in bucket_rows}
+    for deck_id, c in deck_counts.items():
+        out.decks[deck_id].retention = TrueRetention(*c)
+    buckets = {row[0]: row[1:] for row in bucket_rows}
     days, split = bucket_days(buckets, day_of)
+    day_counts: dict[int, list[int]] = {}
     for bucket, day in days.items():
-        out.days[day] = out.days.get(day, TrueRetention()) + buckets[bucket]
+        c = day_counts.get(day)
+        if c is None:
+            c = day_counts[day] = [0, 0, 0, 0]
+        yp, yf, mp, mf = buckets[bucket]
+        c[0] += yp
+        c[1] += yf
+        c[2] += mp
+        c[3] += mf
+    out.days = {day: TrueRetention(*c) for day, c in day_counts.items()}
     if split:
         for time_ms, kind, rating, last_interval in answers_in(sorted(split)):
             day = day_of(time_ms)
