@@ -32,27 +32,23 @@ def team_reports(conn, decks, curriculum, now_ms: int, day_of, date_of) -> list[
     for learner, key in conn.execute("SELECT learner, item_key FROM studyapp.item_states "
                                      "WHERE state = 'review' AND stability >= %s", (MASTERY_STABILITY_DAYS,)):
         mastered[learner].add(key)
-    counts = sql_counts("a.kind", "a.rating", "a.last_interval")
+    counts = sql_counts("r.kind", "r.rating", "r.last_interval")
     deck = "split_part(r.item_key, '/', 1)"
-    # One scan of the log for both sums (GROUPING SETS): per learner and card, and per learner and
-    # quarter hour. Cards of every deck: a learner who answered only in decks this catalog lacks still
-    # gets a (blank) report, as one does from `report` on their machine; buckets of the report's decks.
+    # Every deck here, the report's decks picked out below: a learner who answered only in decks this
+    # catalog lacks still gets a (blank) report, as one does from `report` on their machine.
     cards: dict[str, list] = defaultdict(list)
-    buckets: dict[str, list] = defaultdict(list)
-    for learner, per_bucket, deck_id, card_id, bucket, known, *sums in conn.execute(
-            f"SELECT a.learner, GROUPING(a.deck), a.deck, a.card, a.bucket, a.known, "
-            f"sum((a.kind = 'review')::int), sum((a.kind = 'review' AND a.rating = 1)::int), "
-            f"sum(a.duration_ms)::bigint, min(a.time_ms), max(a.time_ms), {counts} "
-            f"FROM (SELECT r.learner, {deck} AS deck, split_part(r.item_key, '/', 2) AS card, "
-            f"r.time_ms / {BUCKET_MS} AS bucket, {deck} = ANY(%s) AS known, r.kind, r.rating, r.duration_ms, "
-            f"r.time_ms, r.last_interval {ANSWERS}) a "
-            f"GROUP BY GROUPING SETS ((a.learner, a.deck, a.card), (a.learner, a.bucket, a.known))", (deck_ids,)):
+    for learner, deck_id, *rest in conn.execute(
+            f"SELECT r.learner, {deck}, split_part(r.item_key, '/', 2), sum((r.kind = 'review')::int), "
+            f"sum((r.kind = 'review' AND r.rating = 1)::int), sum(r.duration_ms)::bigint, min(r.time_ms), max(r.time_ms), "
+            f"{counts} {ANSWERS} GROUP BY 1, 2, 3"):
         learners.add(learner)
-        if per_bucket:
-            if known:
-                buckets[learner].append((bucket, *sums[5:]))
-        elif deck_id in bank.deck_ids:
-            cards[learner].append((deck_id, card_id, *sums))
+        if deck_id in bank.deck_ids:
+            cards[learner].append((deck_id, *rest))
+    buckets: dict[str, list] = defaultdict(list)
+    for learner, *rest in conn.execute(
+            f"SELECT r.learner, r.time_ms / {BUCKET_MS}, {counts} {ANSWERS} AND {deck} = ANY(%s) GROUP BY 1, 2",
+            (deck_ids,)):
+        buckets[learner].append(rest)
     exams: dict[str, list] = defaultdict(list)
     for learner, time_ms, result in conn.execute(
             "SELECT learner, time_ms, result FROM studyapp.exams ORDER BY time_ms"):
