@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-MODULES = ["load", "cli", "engine", "export", "progress", "tui", "coverage", "sync", "optimize"]
+MODULES = ["load", "cli", "engine", "export", "progress", "tui", "coverage", "sync", "optimize", "scale"]
 
 
 def machine(commit: str) -> list[str]:
@@ -105,6 +105,9 @@ TARGETS = [
     ("tui", r"TUI: peak memory.*100,000 items", "<= baseline + 200 MB"),
     ("sync", r"report --team, 200 learners with 5,000 reviews each", "<= 2000 ms"),
     ("sync", r"sync of 10,000 new reviews", "<= 3000 ms"),
+    ("scale", r"report --format json, 100,000 cards, 1,000,000 reviews", "<= 2000 ms"),
+    ("scale", r"report \(Markdown\), 100,000 cards, 1,000,000 reviews", "<= 2000 ms"),
+    ("scale", r"TUI: home screen, deck table drawn \(100,000 cards, 1,000,000 reviews", "<= 2000 ms"),
 ]
 
 

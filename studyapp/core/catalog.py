@@ -180,4 +180,11 @@ def discover(user_dirs: Iterable[Path] = (), cache_file: Path | None = None) -> 
     bundled = bundled_decks_dir()
     cache = DeckCache(cache_file) if cache_file else None
     # The bundled folder may legitimately be absent (a stripped install); the learner's were checked.
-    return load_paths([d for d in deck_dirs(user_dirs) if d.exists()], cache, shadowable=bundled)
+    catalog = load_paths([d for d in deck_dirs(user_dirs) if d.exists()], cache, shadowable=bundled)
+    # A big bank is millions of objects that live as long as the process. Left to the cycle collector,
+    # every full collection walks them all again: at 100,000 cards building a dict of 100,000 keys
+    # took seconds, nearly all of it in the collector (F15). Frozen, they are skipped.
+    import gc
+
+    gc.freeze()
+    return catalog

@@ -12,7 +12,7 @@ the last 7 (week), 30 (month) and 365 (year) study days.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from .grades import AGAIN
 
@@ -100,10 +100,83 @@ def by_span(answers: Iterable[tuple[int, str, int, int]], day_of: Callable[[int]
     return out
 
 
+def spans_from_days(by_day: Mapping[int, TrueRetention], today: int) -> dict[str, TrueRetention]:
+    """``by_span`` from retention already counted per study day (what the store's aggregates give):
+    the same figures without a day_of call per answer."""
+    out = {}
+    for name, days in SPANS.items():
+        total = TrueRetention()
+        for day in range(today - days + 1, today + 1):
+            found = by_day.get(day)
+            if found is not None:
+                total = total + found
+        out[name] = total
+    return out
+
+
+# Aggregates over a log are grouped by quarter hour: every UTC offset in use today is a multiple of
+# 15 minutes and rollover hours are whole, so a study day starts on a quarter-hour boundary and a
+# bucket lies in one study day. A bucket that does not (an old local mean time offset) is resolved
+# answer by answer, so the figures stay exact.
+BUCKET_MS = 900_000
+
+
+def bucket_days(buckets: Iterable[int], day_of: Callable[[int], int]) -> tuple[dict[int, int], set[int]]:
+    """Each bucket's study day, and the buckets that span two study days (to be read answer by answer).
+
+    Within a quarter hour the offset changes at most once, so a bucket whose first and last
+    millisecond fall on the same study day lies wholly within it; and within one study day time
+    runs one way (a change of offset never moves the clock back across the rollover hour), so
+    the buckets between two of the same day are of that day too. A day's run of buckets is found
+    by galloping, with a few day_of calls a day rather than two a bucket."""
+    ordered = sorted(set(buckets))
+    days: dict[int, int] = {}
+    split: set[int] = set()
+
+    def last_in(i: int, day: int) -> bool:
+        return day_of(ordered[i] * BUCKET_MS + BUCKET_MS - 1) == day
+
+    i, n = 0, len(ordered)
+    while i < n:
+        day = day_of(ordered[i] * BUCKET_MS)
+        if not last_in(i, day):
+            split.add(ordered[i])
+            i += 1
+            continue
+        good, step = i, 1  # ordered[good] lies in `day`; find the last such
+        while good + step < n and last_in(good + step, day):
+            good += step
+            step *= 2
+        bad = min(good + step, n)  # the first index known not to (or n)
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            if last_in(middle, day):
+                good = middle
+            else:
+                bad = middle
+        for j in range(i, good + 1):
+            days[ordered[j]] = day
+        i = good + 1
+    return days, split
+
+
+def sql_counts(kind: str = "kind", rating: str = "rating", last_interval: str = "last_interval",
+               names: tuple[str, str, str, str] | None = None) -> str:
+    """The four True Retention counts (young passed, young failed, mature passed, mature failed) as SQL
+    sums over log columns, for SQLite and PostgreSQL alike; the same rule as ``counts`` and ``true_retention``."""
+    counted = f"{kind} = 'review' AND ({last_interval} >= 1 OR {last_interval} <= -{DAY_SECONDS})"
+    young = f"{last_interval} < {MATURE_DAYS}"
+    failed = f"{rating} = {AGAIN}"
+    sums = [f"sum(CASE WHEN {counted} AND {age} AND {result} THEN 1 ELSE 0 END)"
+            for age, result in ((young, f"NOT ({failed})"), (young, failed),
+                                (f"NOT ({young})", f"NOT ({failed})"), (f"NOT ({young})", failed))]
+    return ", ".join(f"{sql} AS {name}" for sql, name in zip(sums, names)) if names else ", ".join(sums)
+
+
 def spans_json(spans: dict[str, TrueRetention]) -> dict[str, dict]:
     """``by_span``'s result as ``stats --json`` and the report write it, span by span."""
     return {name: spans[name].to_json() for name in SPANS}
 
 
-__all__ = ["TrueRetention", "true_retention", "by_span", "spans_json", "counts", "SPANS", "MATURE_DAYS",
-           "DEFINITION"]
+__all__ = ["TrueRetention", "true_retention", "by_span", "spans_json", "spans_from_days", "bucket_days", "sql_counts",
+           "BUCKET_MS", "counts", "SPANS", "MATURE_DAYS", "DEFINITION"]

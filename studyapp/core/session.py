@@ -36,7 +36,7 @@ from .models import Deck, Item
 from .presets import Preset, Presets
 from .problems import StudyappError
 from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, group_keys, rank
-from .retention import SPANS, TrueRetention, by_span, true_retention
+from .retention import SPANS, TrueRetention, by_span, spans_from_days, true_retention
 from .scheduler import AGAIN, RATINGS, REVIEW, ItemState, Preview, ReviewScheduler, Settings
 
 if TYPE_CHECKING:  # the store imports core, never the other way round at run time
@@ -326,13 +326,16 @@ class ReviewSession:
         self._current = self._show(row, queue, now, Counts(*counts), ahead=ahead)
         return self._current
 
-    def answer(self, rating: int, duration_ms: int = 0) -> Preview | None:
-        """Grade the shown item (1 again .. 4 easy); returns the preview applied (None in cram)."""
+    def answer(self, rating: int, duration_ms: int = 0, *, at_ms: int | None = None) -> Preview | None:
+        """Grade the shown item (1 again .. 4 easy); returns the preview applied (None in cram).
+
+        ``at_ms``: when the grade was given, for an answer saved later (the database was busy);
+        nothing of the session changes until the answer is stored, so a failed call can be retried."""
         shown = self._require_shown()
         if rating not in RATINGS:
             raise StudyappError(f"rating {rating!r} is not a grade; use 1 (again), 2 (hard), 3 (good) or 4 (easy)",
                                 code="usage")
-        now = self.clock.now_ms()
+        now = self.clock.now_ms() if at_ms is None else at_ms
 
         deck_id = shown.key.split("/", 1)[0]
         scheduler = self.scheduler_for(deck_id)
@@ -346,11 +349,9 @@ class ReviewSession:
         cram_before = list(self._cram_queue) if self.cram else None
         log_id, before, applied = self.store.record_answer(
             shown.item_id, compute, kind="cram" if self.cram else "review", rating=rating, time_ms=now,
-            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings)
-        if (applied is not None and applied.after.leech and not before.state.leech
-                and self.preset_for(deck_id).leech_action == "suspend"):
+            sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings,
             # Anki's leech action "suspend"; an undo restores the status with the state.
-            self.store.set_status(shown.item_id, suspended=True)
+            suspend_leech=self.preset_for(deck_id).leech_action == "suspend")
         if self.cram:
             self._cram_queue.pop(0)
             if rating == AGAIN:
@@ -580,19 +581,22 @@ class ReviewSession:
         sd = self.scheduler.days
         today = sd.day_of(now)
         decks = [deck_id] if deck_id else self.deck_ids
-        rows = self.store.retention_answers(decks, sd.start_ms(today - SPANS["year"] + 1), sd.end_ms(today))
-        return by_span(((t, k, r, li) for _, t, k, r, li in rows), sd.day_of, today)
+        per_day: dict[int, TrueRetention] = {}
+        for days in self._retention_days(decks, today).values():
+            for day, counts in days.items():
+                per_day[day] = per_day.get(day, TrueRetention()) + counts
+        return spans_from_days(per_day, today)
 
     def retention_spans_by_deck(self) -> dict[str, dict[str, TrueRetention]]:
         """``retention_spans`` for every deck of the session, from one read of the log."""
-        now = self.clock.now_ms()
+        today = self.scheduler.days.day_of(self.clock.now_ms())
+        return {deck_id: spans_from_days(days, today)
+                for deck_id, days in self._retention_days(self.deck_ids, today).items()}
+
+    def _retention_days(self, deck_ids, today: int) -> dict[str, dict[int, TrueRetention]]:
+        # Summed per day in SQL: a year of a million-answer log is not read into Python (F15).
         sd = self.scheduler.days
-        today = sd.day_of(now)
-        rows: dict[str, list] = {}
-        for deck_id, t, k, r, li in self.store.retention_answers(self.deck_ids, sd.start_ms(today - SPANS["year"] + 1),
-                                                                  sd.end_ms(today)):
-            rows.setdefault(deck_id, []).append((t, k, r, li))
-        return {deck_id: by_span(answers, sd.day_of, today) for deck_id, answers in rows.items()}
+        return self.store.retention_days(deck_ids, sd.start_ms(today - SPANS["year"] + 1), sd.end_ms(today), sd.day_of)
 
     def deck_progress(self) -> list[DeckProgress]:
         sd = self.scheduler.days

@@ -100,7 +100,9 @@ def _card_is_safe(card) -> bool:
                    *w.feedback.keys(), *w.feedback.values()]
         if isinstance(w.answer, str):
             fields.append(w.answer)
-    return not any(UNSAFE_RE.search(f) for f in fields)
+    # One search over the fields joined by a line break (which UNSAFE_RE allows): at 100,000 cards a
+    # search per field was seconds of the home screen's start (F15).
+    return UNSAFE_RE.search("\n".join(fields)) is None
 
 
 def visible_deck(deck):

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import sys
 
+# More than the longest span (a year): the days the report reads of the log.
+DAYS_READ = 400
+
 
 def collect_report(location, catalog, clock=None) -> dict:
-    """Read the learner's database (without changing it) and build the report."""
+    """Read the learner's database (without changing it) and build the report.
+
+    The log is summed in SQLite (``store.summary.report_log``): a report over a million answers
+    reads sums, not rows. ``onboarding.report.build_report`` over the same rows gives the same figures."""
     from ..core.clock import SystemClock
     from ..core.curriculum import first_curriculum
     from ..core.catalog import deck_dirs
     from ..core.scheduler import Settings
     from ..store import open_store
-    from .report import Answer, ExamResult, Flag, ItemFacts, build_report
+    from ..store.summary import report_log
+    from .report import (MASTERY_STABILITY_DAYS, Bank, ExamResult, Flag, LogSummary, report_from_summary, streak,
+                         summary_from_aggregates)
 
     clock = clock or SystemClock()
     curriculum, broken = first_curriculum(deck_dirs(location.deck_dirs), {deck.id for deck in catalog.decks})
@@ -20,8 +28,9 @@ def collect_report(location, catalog, clock=None) -> dict:
         first = next((p for p in problems if p.is_error), None)
         print(f"{first.format() if first else path}\nstudyapp: warning: curriculum {path} ignored; "
               f"run 'studyapp check {path.parent}'", file=sys.stderr)
-    items: list[ItemFacts] = []
-    answers: list[Answer] = []
+    bank = Bank(catalog.decks)
+    mastered: set[str] = set()
+    log = LogSummary()
     exams: list[ExamResult] = []
     flags: list[Flag] = []
     settings = Settings()
@@ -29,21 +38,26 @@ def collect_report(location, catalog, clock=None) -> dict:
     if store is not None:
         with store:
             settings = store.load_settings()
-            rows = store.all_items()
-            by_id = {row.id: row for row in rows}
-            items = [ItemFacts(r.key, r.deck_id, r.card_id, r.state.state, r.state.stability) for r in rows if r.present]
-            for entry in store.log():
-                row = by_id.get(entry.item_id)
-                if row is not None and entry.kind in ("review", "cram"):
-                    answers.append(Answer(row.key, row.deck_id, row.card_id, entry.kind, entry.rating,
-                                          entry.time_ms, entry.duration_ms, entry.last_interval))
+            days = settings.study_days()
+            with store.guarded():
+                mastered = {key for (key,) in store.conn.execute(
+                    "SELECT key FROM items WHERE present = 1 AND state = 'review' AND stability >= ?",
+                    (MASTERY_STABILITY_DAYS,))}
+                flags = [Flag(*row) for row in store.conn.execute(
+                    "SELECT key, deck_id, card_id, flag_note, flagged_ms FROM items WHERE flag_note IS NOT NULL "
+                    "ORDER BY id")]
+            # Study days only as far back as the spans and the streak look: the year, and further
+            # only for a streak that reaches past it.
+            today = days.day_of(clock.now_ms())
+            since_ms = days.start_ms(today - DAYS_READ + 1)
+            log = summary_from_aggregates(*report_log(store, sorted(bank.deck_ids), since_ms), days.day_of)
+            if streak(set(log.days), today) >= DAYS_READ - 1:
+                log = summary_from_aggregates(*report_log(store, sorted(bank.deck_ids)), days.day_of)
             exams = [ExamResult(**e) for e in store.exam_results()]
-            flags = [Flag(r.key, r.deck_id, r.card_id, r.flag_note, r.flagged_ms) for r in rows
-                     if r.flag_note is not None]
     days = settings.study_days()
-    return build_report(profile=location.profile, decks=catalog.decks, items=items, answers=answers, exams=exams,
-                        curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of, date_of=days.date_of,
-                        flags=flags)
+    return report_from_summary(profile=location.profile, bank=bank, mastered_keys=mastered, log=log, exams=exams,
+                               curriculum=curriculum, now_ms=clock.now_ms(), day_of=days.day_of,
+                               date_of=days.date_of, flags=flags)
 
 
 def collect_series(location, catalog, clock=None):
@@ -67,3 +81,14 @@ def collect_series(location, catalog, clock=None):
     days = settings.study_days()
     today = days.day_of(clock.now_ms())
     return learner_series(log, len(keys), due, today, days.day_of, days.date_of)
+
+
+def mastered_items(store) -> list:
+    """The present items that count as mastered (``onboarding.report.is_mastered``), as ItemFacts:
+    picked out in SQL, where the home screen's tracks once built a row object for every item."""
+    from .report import MASTERY_STABILITY_DAYS, ItemFacts
+
+    with store.guarded():
+        return [ItemFacts(*row) for row in store.conn.execute(
+            "SELECT key, deck_id, card_id, state, stability FROM items WHERE present = 1 AND state = 'review' "
+            "AND stability >= ?", (MASTERY_STABILITY_DAYS,))]

@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from .. import __version__
 from ..core.curriculum import Curriculum
 from ..core.grades import AGAIN
-from ..core.models import Deck
+from ..core.models import Deck, item_key
 from ..core.queue import group_keys
 from ..core.terminal_text import visible_line
-from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, by_span, spans_json, true_retention
+from ..core.retention import DEFINITION as RETENTION_RULE, TrueRetention, bucket_days, spans_from_days, spans_json, true_retention
 
 REPORT_FORMAT = "studyapp-report"
 REPORT_VERSION = 1
@@ -106,10 +106,6 @@ def iso(ms: int | None) -> str | None:
     return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _true_retention(answers: Sequence[Answer]) -> TrueRetention:
-    return true_retention((a.kind, a.rating, a.last_interval) for a in answers)
-
-
 def facts(decks: Sequence[Deck]) -> dict[str, dict[str, set[str]]]:
     """Per deck: fact (sibling group) -> the keys of its items."""
     groups = group_keys(decks)
@@ -134,6 +130,132 @@ def streak(study_days: set[int], today: int) -> int:
     return count
 
 
+@dataclass
+class DeckLog:
+    """One deck's answers (reviews and cram) in a learner's log, summed."""
+
+    reviews: int = 0
+    time_ms: int = 0
+    last_ms: int | None = None
+    retention: TrueRetention = TrueRetention()
+
+
+@dataclass
+class LogSummary:
+    """Everything the report reads of a learner's log, already summed: per deck, per study day
+    (retention, and which days had answers), per card (reviews, Again). Built from answer rows by
+    ``summarize`` (the straightforward way, one row at a time) or by SQL aggregates over the store
+    (``store.summary.report_log`` and ``sync.team``), which give the same figures without loading the log."""
+
+    decks: dict[str, DeckLog] = field(default_factory=dict)
+    days: dict[int, TrueRetention] = field(default_factory=dict)
+    cards: dict[str, tuple[int, int]] = field(default_factory=dict)  # "deck/card" -> (reviews, again)
+    first_ms: int | None = None
+    last_ms: int | None = None
+
+
+def summarize(answers: Iterable[Answer], deck_ids: set[str], day_of) -> LogSummary:
+    """The summary of answer rows, one at a time (answers of other decks and other kinds left out)."""
+    out = LogSummary()
+    for a in answers:
+        if a.deck_id not in deck_ids or a.kind not in ("review", "cram"):
+            continue
+        deck = out.decks.get(a.deck_id)
+        if deck is None:
+            deck = out.decks[a.deck_id] = DeckLog()
+        one = true_retention(((a.kind, a.rating, a.last_interval),))
+        deck.retention = deck.retention + one
+        deck.time_ms += a.duration_ms
+        deck.last_ms = a.time_ms if deck.last_ms is None else max(deck.last_ms, a.time_ms)
+        day = day_of(a.time_ms)
+        out.days[day] = out.days.get(day, TrueRetention()) + one
+        out.first_ms = a.time_ms if out.first_ms is None else min(out.first_ms, a.time_ms)
+        out.last_ms = a.time_ms if out.last_ms is None else max(out.last_ms, a.time_ms)
+        if a.kind == "review":
+            deck.reviews += 1
+            key = f"{a.deck_id}/{a.card_id}"
+            reviews, again = out.cards.get(key, (0, 0))
+            out.cards[key] = (reviews + 1, again + (a.rating == AGAIN))
+    return out
+
+
+def summary_from_aggregates(card_rows: Iterable[Sequence], bucket_rows: Iterable[Sequence], answers_in,
+                            day_of) -> LogSummary:
+    """The summary from SQL aggregates of one learner's answers (reviews and cram of the report's decks).
+
+    ``card_rows``: (deck, card, reviews, again, duration, first time, last time, and the four True
+    Retention counts, as ``core.retention.sql_counts`` sums them), one per card answered.
+    ``bucket_rows``: (quarter-hour bucket, the four counts), one per bucket with an answer.
+    ``answers_in(buckets)`` gives (time, kind, rating, last interval) of every answer in the
+    buckets named, for the few that span two study days.
+    """
+    out = LogSummary()
+    # Plain lists of four counts while summing (a dataclass per addition was most of the time at
+    # 200 learners), TrueRetention at the end.
+    deck_counts: dict[str, list[int]] = {}
+    for deck_id, card_id, reviews, again, duration, first, last, yp, yf, mp, mf in card_rows:
+        deck = out.decks.get(deck_id)
+        if deck is None:
+            deck = out.decks[deck_id] = DeckLog()
+            deck_counts[deck_id] = [0, 0, 0, 0]
+        deck.reviews += reviews
+        deck.time_ms += duration
+        deck.last_ms = last if deck.last_ms is None or last > deck.last_ms else deck.last_ms
+        c = deck_counts[deck_id]
+        c[0] += yp
+        c[1] += yf
+        c[2] += mp
+        c[3] += mf
+        out.first_ms = first if out.first_ms is None or first < out.first_ms else out.first_ms
+        out.last_ms = last if out.last_ms is None or last > out.last_ms else out.last_ms
+        if reviews:
+            out.cards[f"{deck_id}/{card_id}"] = (reviews, again)
+    for deck_id, c in deck_counts.items():
+        out.decks[deck_id].retention = TrueRetention(*c)
+    buckets = {row[0]: row[1:] for row in bucket_rows}
+    days, split = bucket_days(buckets, day_of)
+    day_counts: dict[int, list[int]] = {}
+    for bucket, day in days.items():
+        c = day_counts.get(day)
+        if c is None:
+            c = day_counts[day] = [0, 0, 0, 0]
+        yp, yf, mp, mf = buckets[bucket]
+        c[0] += yp
+        c[1] += yf
+        c[2] += mp
+        c[3] += mf
+    out.days = {day: TrueRetention(*c) for day, c in day_counts.items()}
+    if split:
+        for time_ms, kind, rating, last_interval in answers_in(sorted(split)):
+            day = day_of(time_ms)
+            out.days[day] = out.days.get(day, TrueRetention()) + true_retention(((kind, rating, last_interval),))
+    return out
+
+
+class Bank:
+    """What a report needs of the decks alone (their keys and facts), worked out once for many reports:
+    the same as ``facts`` and the decks' item keys, in one pass over the cards."""
+
+    def __init__(self, decks: Sequence[Deck]) -> None:
+        self.decks = list(decks)
+        self.deck_ids = {deck.id for deck in decks}
+        groups = group_keys(decks)
+        self.keys: dict[str, set[str]] = {}
+        self.facts: dict[str, dict[str, set[str]]] = {}
+        for deck in decks:
+            keys = self.keys[deck.id] = set()
+            for card in deck.cards:
+                variants = card.variants()
+                if not variants:
+                    continue
+                members = self.facts.setdefault(deck.id, {}).setdefault(groups[(deck.id, card.id)], set())
+                for variant in variants:
+                    key = item_key(deck.id, card.id, variant)
+                    keys.add(key)
+                    members.add(key)
+        self.all_keys = set().union(*self.keys.values()) if self.keys else set()
+
+
 def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFacts], answers: Iterable[Answer],
                  exams: Iterable[ExamResult], curriculum: Curriculum | None, now_ms: int,
                  day_of, date_of, flags: Iterable[Flag] = ()) -> dict:
@@ -142,58 +264,57 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
     ``flags`` (item, note, time) go to whoever maintains the decks; reports without them (older
     ones) still merge, as the field is new within version 1.
     """
-    deck_ids = {deck.id for deck in decks}
-    bank_keys = {deck.id: {item.key for item in deck.items()} for deck in decks}
-    all_bank_keys = set().union(*bank_keys.values()) if bank_keys else set()
-    mastered_keys = {i.key for i in items if i.key in all_bank_keys and is_mastered(i)}
-    answers = sorted((a for a in answers if a.deck_id in deck_ids and a.kind in ("review", "cram")),
-                     key=lambda a: a.time_ms)
+    bank = Bank(decks)
+    return report_from_summary(profile=profile, bank=bank, mastered_keys=mastered(items),
+                               log=summarize(answers, bank.deck_ids, day_of), exams=exams, curriculum=curriculum,
+                               now_ms=now_ms, day_of=day_of, date_of=date_of, flags=flags)
+
+
+def mastered(items: Iterable[ItemFacts]) -> set[str]:
+    return {i.key for i in items if is_mastered(i)}
+
+
+def report_from_summary(*, profile: str, bank: Bank, mastered_keys: set[str], log: LogSummary,
+                        exams: Iterable[ExamResult], curriculum: Curriculum | None, now_ms: int, day_of, date_of,
+                        flags: Iterable[Flag] = ()) -> dict:
+    """The report from the keys of the mastered items and the summary of the log."""
+    decks, bank_keys, fact_keys = bank.decks, bank.keys, bank.facts
+    mastered_keys = mastered_keys & bank.all_keys
     today = day_of(now_ms)
 
-    fact_keys = facts(decks)
     deck_rows = []
     for deck in decks:
-        deck_answers = [a for a in answers if a.deck_id == deck.id]
+        deck_log = log.decks.get(deck.id) or DeckLog()
         total = len(bank_keys[deck.id])
-        mastered = len(mastered_keys & bank_keys[deck.id])
+        mastered_count = len(mastered_keys & bank_keys[deck.id])
         deck_facts = fact_keys.get(deck.id, {})
         mastered_facts = _mastered_facts(deck_facts, mastered_keys)
-        retention = _true_retention(deck_answers)
+        retention = deck_log.retention
         deck_rows.append({
-            "id": deck.id, "title": deck.title, "items": total, "mastered": mastered,
+            "id": deck.id, "title": deck.title, "items": total, "mastered": mastered_count,
             "facts": len(deck_facts), "mastered_facts": mastered_facts,
             "mastery": mastered_facts / len(deck_facts) if deck_facts else 0.0,
-            "reviews": sum(1 for a in deck_answers if a.kind == "review"),
+            "reviews": deck_log.reviews,
             "retention": retention.rate, "retention_young": retention.young, "retention_mature": retention.mature,
             "retention_answers": retention.total,
-            # retention above is over all the deck's answers; these are the Stats screen's spans.
-            "retention_by_span": spans_json(by_span(
-                ((a.time_ms, a.kind, a.rating, a.last_interval) for a in deck_answers), day_of, today)),
-            "time_ms": sum(a.duration_ms for a in deck_answers),
-            "last_studied_ms": deck_answers[-1].time_ms if deck_answers else None,
+            "time_ms": deck_log.time_ms,
+            "last_studied_ms": deck_log.last_ms,
         })
-    by_deck = {row["id"]: row for row in deck_rows}
 
-    started_ms = answers[0].time_ms if answers else None
-    track_rows = tracks_progress(curriculum, deck_rows, started_ms, today, day_of, date_of)
-
-    cards: dict[str, dict] = {}
-    for a in answers:
-        if a.kind != "review":
-            continue
-        key = f"{a.deck_id}/{a.card_id}"
-        card = cards.setdefault(key, {"key": key, "reviews": 0, "again": 0})
-        card["reviews"] += 1
-        card["again"] += a.rating == AGAIN
+    track_rows = tracks_progress(curriculum, deck_rows, log.first_ms, today, day_of, date_of)
+    cards = [{"key": key, "reviews": reviews, "again": again} for key, (reviews, again) in sorted(log.cards.items())]
 
     total_items = sum(r["items"] for r in deck_rows)
     total_facts = sum(r["facts"] for r in deck_rows)
     mastered_facts = sum(r["mastered_facts"] for r in deck_rows)
-    overall = _true_retention(answers)
+    overall = TrueRetention()
+    for deck_log in log.decks.values():
+        overall = overall + deck_log.retention
     exam_rows = [{
         "time_ms": e.time_ms, "date": iso(e.time_ms), "decks": list(e.deck_ids), "seed": e.seed, "mode": e.mode,
         "questions": e.questions, "correct": e.correct, "score": e.score, "pass_mark": e.pass_mark, "passed": e.passed,
     } for e in sorted(exams, key=lambda e: e.time_ms)]
+    deck_ids = bank.deck_ids
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -216,18 +337,17 @@ def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFac
             "retention_mature": overall.mature,
             "retention_answers": overall.total,
             # The same figure over the spans the Stats screen and `stats` show (month: their 30 days).
-            "retention_by_span": spans_json(by_span(
-                ((a.time_ms, a.kind, a.rating, a.last_interval) for a in answers), day_of, today)),
+            "retention_by_span": spans_json(spans_from_days(log.days, today)),
             "time_ms": sum(r["time_ms"] for r in deck_rows),
-            "streak_days": streak({day_of(a.time_ms) for a in answers}, today),
-            "started_ms": started_ms,
-            "last_studied_ms": answers[-1].time_ms if answers else None,
+            "streak_days": streak(set(log.days), today),
+            "started_ms": log.first_ms,
+            "last_studied_ms": log.last_ms,
         },
         "decks": deck_rows,
         "tracks": track_rows,
         "next": next_step(track_rows, deck_rows),
         "exams": exam_rows,
-        "cards": sorted(cards.values(), key=lambda c: c["key"]),
+        "cards": cards,
         "flags": [{"key": f.key, "deck": f.deck_id, "card": f.card_id, "note": f.note, "time_ms": f.time_ms,
                    "date": iso(f.time_ms)}
                   for f in sorted((f for f in flags if f.deck_id in deck_ids),
@@ -275,7 +395,7 @@ def curriculum_progress(curriculum: Curriculum | None, decks: Sequence[Deck], it
                         day_of, date_of) -> tuple[list[dict], dict | None]:
     """The tracks and what to study next, for the home screen: the report's figures without the log."""
     mastered_keys = {i.key for i in items if is_mastered(i)}
-    fact_keys = facts(decks)
+    fact_keys = Bank(decks).facts
     deck_rows = []
     for deck in decks:
         deck_facts = fact_keys.get(deck.id, {})

@@ -22,6 +22,7 @@ from ..core.clock import Clock, SystemClock
 from ..core.models import Deck
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
+from ..core.retention import TrueRetention
 from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
                               ReviewScheduler, Settings)
@@ -167,6 +168,18 @@ class Store:
         return guarded(self.path)
 
     # -- settings
+
+    @contextmanager
+    def busy_timeout(self, ms: int):
+        """Wait at most ``ms`` for another process's write lock, within the block (instead of
+        schema.BUSY_TIMEOUT_MS): for a caller that retries, and must not hold its thread that long."""
+        with self.guarded():
+            self.conn.execute(f"PRAGMA busy_timeout = {int(ms)}")
+        try:
+            yield
+        finally:
+            with self.guarded():
+                self.conn.execute(f"PRAGMA busy_timeout = {schema.BUSY_TIMEOUT_MS}")
 
     def load_settings(self) -> Settings:
         with self.guarded():
@@ -681,12 +694,13 @@ class Store:
     # -- writing: answers, status, undo
 
     def record_answer(self, item_id: int, compute: Callable[[ItemRow], Preview | None], *, kind: str, rating: int,
-                      time_ms: int, sched_ms: int, duration_ms: int,
-                      settings: Settings) -> tuple[int, ItemRow, Preview | None]:
+                      time_ms: int, sched_ms: int, duration_ms: int, settings: Settings,
+                      suspend_leech: bool = False) -> tuple[int, ItemRow, Preview | None]:
         """One transaction: re-read the item, let ``compute`` give the new state, store it and log it.
 
         ``compute`` sees the state as it is inside the transaction, so two processes answering
-        the same item chain their answers instead of one overwriting the other.
+        the same item chain their answers instead of one overwriting the other. ``suspend_leech``:
+        Anki's leech action "suspend", for an answer that makes the item a leech.
         Returns (log id, the row before, the preview applied).
         """
         with self.guarded(), self._write():
@@ -703,6 +717,10 @@ class Store:
                                       scheduler)
             if kind == "review":
                 self.conn.execute(f"UPDATE items SET {_SET_STATE} WHERE id = ?", (*_state_values(after), item_id))
+            if suspend_leech and preview is not None and after.leech and not before.state.leech:
+                # In the answer's transaction: an answer and its leech suspension are stored together or
+                # not at all, so an answer that failed (a busy database) can simply be given again.
+                self.conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
@@ -1020,6 +1038,40 @@ class Store:
                 f"SELECT i.deck_id, r.time_ms, r.kind, r.rating, r.last_interval FROM review_log r "
                 f"CROSS JOIN items i ON i.id = r.item_id WHERE r.kind = 'review' AND r.time_ms >= ? AND r.time_ms < ? "
                 f"AND i.deck_id IN ({marks}) ORDER BY r.time_ms", (from_ms, until_ms, *deck_ids)).fetchall()
+
+    def retention_days(self, deck_ids: Sequence[str], from_ms: int, until_ms: int,
+                       day_of: Callable[[int], int]) -> dict[str, dict[int, TrueRetention]]:
+        """Per deck and study day, the True Retention counts of the reviews in a window: what
+        ``core.retention.spans_from_days`` needs, summed in SQL by quarter hour (``retention_answers``
+        read row by row gives the same figures, at a Python object and a day_of call per answer)."""
+        from ..core.retention import BUCKET_MS, bucket_days, sql_counts, true_retention
+
+        if not deck_ids:
+            return {}
+        marks = ",".join("?" * len(deck_ids))
+        # `+` on time_ms: a scan of the log, as through the time index SQLite would fetch each row apart.
+        where = (f"r.kind = 'review' AND +r.time_ms >= ? AND +r.time_ms < ? AND i.deck_id IN ({marks})")
+        with self.guarded():
+            rows = self.conn.execute(
+                f"SELECT i.deck_id, r.time_ms / {BUCKET_MS}, {sql_counts('r.kind', 'r.rating', 'r.last_interval')} "
+                f"FROM review_log r CROSS JOIN items i ON i.id = r.item_id WHERE {where} GROUP BY 1, 2",
+                (from_ms, until_ms, *deck_ids)).fetchall()
+            days, split = bucket_days({row[1] for row in rows}, day_of)
+            out: dict[str, dict[int, TrueRetention]] = {}
+            for deck_id, bucket, *counts in rows:
+                if bucket in days:
+                    per_day = out.setdefault(deck_id, {})
+                    day = days[bucket]
+                    per_day[day] = per_day.get(day, TrueRetention()) + TrueRetention(*counts)
+            for bucket in sorted(split):  # a bucket across two study days: answer by answer
+                for deck_id, t, kind, rating, last_interval in self.conn.execute(
+                        f"SELECT i.deck_id, r.time_ms, r.kind, r.rating, r.last_interval FROM review_log r "
+                        f"CROSS JOIN items i ON i.id = r.item_id WHERE {where} AND r.time_ms >= ? AND r.time_ms < ?",
+                        (from_ms, until_ms, *deck_ids, bucket * BUCKET_MS, (bucket + 1) * BUCKET_MS)):
+                    per_day = out.setdefault(deck_id, {})
+                    day = day_of(t)
+                    per_day[day] = per_day.get(day, TrueRetention()) + true_retention(((kind, rating, last_interval),))
+        return out
 
     def cram_items(self, deck_ids: Sequence[str]) -> list[int]:
         """Ids of every studyable item of the decks: scheduled ones soonest due first, then new in bank order."""

@@ -271,8 +271,9 @@ def translate(error: sqlite3.Error, path: Path) -> StudyappError:
         return StudyappError(f"the disk holding {path} is full; the last change was not saved and nothing stored "
                              "was lost. Free some space, then try again")
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        # code "busy": the TUI retries such a write in the background instead of dropping it (F10).
         return StudyappError(f"the progress database {path} stayed busy for {BUSY_TIMEOUT_MS // 1000} s "
-                             "(another studyapp is writing to it); close the other one and try again")
+                             "(another studyapp is writing to it); close the other one and try again", code="busy")
     if name.startswith("SQLITE_READONLY") or "readonly" in text:
         return read_only(path)
     if name.startswith("SQLITE_NOTADB") or "not a database" in text:
@@ -552,12 +553,20 @@ def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 def quick_check(conn: sqlite3.Connection, path: Path, *, shown_as: Path | None = None) -> None:
     """SQLite's own verdict, after it has recovered the WAL: on small files always, on big ones
-    when the header counts more pages than the main file holds (truncation or a pending WAL)."""
-    hint = header_short_of_pages(path)
+    when the header counts more pages than the main file holds (truncation or a pending WAL).
+
+    The page count comes from SQLite, never from reading the file here: closing any descriptor of
+    the database file drops every POSIX lock this process holds on it, the open connection's among
+    them. Another process closing its connection then takes itself for the last one and checkpoints
+    and removes the WAL under this one's feet (found with F10's test: the next reader got
+    SQLITE_IOERR_SHORT_READ)."""
     try:
         size = path.stat().st_size
     except OSError:
         return
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    hint = f"the file is truncated: {size} bytes of {pages * page_size}" if size < pages * page_size else None
     if size > QUICK_CHECK_MAX_BYTES and hint is None:
         return
     result = conn.execute("PRAGMA quick_check").fetchall()

@@ -52,6 +52,9 @@ class StudyApp(App[int]):
         self.exit_message: str | None = None
         # Review and cram answers given in this run, each committed when given (undos subtract).
         self.answers_saved = 0
+        # Asked to quit while an answer waited for a busy database: quit once it is saved (F10).
+        self.quit_when_saved = False
+        self._quit_code = 0
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self.set_keymap(config.keys)
         # The learner's keys by binding id, for labels drawn outside the footer (the grade bar).
@@ -109,8 +112,46 @@ class StudyApp(App[int]):
         if not isinstance(self.screen, HelpModal):
             self.push_screen(HelpModal(self.screen))
 
+    def _pending_review(self):
+        from .screens.review import ReviewScreen
+
+        return next((s for s in self.screen_stack if isinstance(s, ReviewScreen) and s.pending is not None), None)
+
+    async def action_quit(self) -> None:
+        """Quit; an answer still waiting for a busy database is saved first (a second Ctrl+Q quits at once)."""
+        if self._wait_for_answer(0):
+            return
+        await super().action_quit()
+
+    def _wait_for_answer(self, code: int) -> bool:
+        """True when quitting must wait for an answer's save (then quit_now follows it)."""
+        review = self._pending_review()
+        if review is None:
+            return False
+        if self.quit_when_saved:  # asked twice: go, and say the answer was not saved
+            review._stop_waiting.set()
+            self.exit_message = "studyapp: left before the last answer could be saved (the progress file was busy)"
+            self.exit(return_code=code or 1)
+            return True
+        self.quit_when_saved, self._quit_code = True, code
+        self.notify("Saving your last answer before quitting (the progress file is busy); "
+                    "press again to quit without it.", timeout=10, markup=False)
+        return True
+
+    def quit_now(self) -> None:
+        if self._quit_code == 130:
+            self._interrupt_now()
+        else:
+            self.exit(return_code=self._quit_code)
+
     def action_interrupt(self) -> None:
-        """Ctrl+C: leave at once, as an interrupted command does (status 130), saying what was kept."""
+        """Ctrl+C: leave at once, as an interrupted command does (status 130), saying what was kept;
+        an answer still waiting for a busy database is saved first."""
+        if self._wait_for_answer(130):
+            return
+        self._interrupt_now()
+
+    def _interrupt_now(self) -> None:
         count = self.answers_saved
         self.exit_message = (f"studyapp: interrupted; {count} answer{'' if count == 1 else 's'} saved "
                              "(each answer is saved when it is given)")

@@ -169,7 +169,8 @@ class Services:
         """The curriculum's tracks with mastery and status, and what to study next; blocking.
 
         ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
-        from ..onboarding.report import ItemFacts, curriculum_progress
+        from ..onboarding.collect import mastered_items
+        from ..onboarding.report import curriculum_progress
         from ..store.summary import first_answer_ms
 
         curriculum = self.curriculum()
@@ -178,8 +179,7 @@ class Services:
         store = self.store()
         with self.lock:
             settings = store.load_settings()
-            items = [ItemFacts(r.key, r.deck_id, r.card_id, r.state.state, r.state.stability)
-                     for r in store.all_items() if r.present]
+            items = mastered_items(store)
             started = first_answer_ms(store)
         days = settings.study_days()
         return curriculum_progress(curriculum, self.catalog().decks, items, {r.deck_id: r.reviews for r in deck_rows},

@@ -3,6 +3,8 @@ undo, bury, suspend, flag, the source passage, the explanation; a summary at the
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
@@ -26,6 +28,13 @@ MORE_NEW = 10
 AHEAD_DAYS = 7
 FORGOTTEN_DAYS = 1
 GRADE_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+# Another process holding the database's write lock (F10): how long a grade waits on the UI thread
+# before it is handed to a worker, how long each of the worker's tries waits, and when it gives up.
+FIRST_TRY_MS = 250
+RETRY_MS = 250
+RETRY_PAUSES_S = (0.1, 0.2, 0.5, 1.0)
+GIVE_UP_S = 600
+SAVING = "Saving your answer… (the progress file is busy: another studyapp is writing to it)"
 
 
 def typed_check(given: str, item: Item) -> MatchResult:
@@ -49,6 +58,10 @@ class ReviewScreen(AppScreen):
         # (kind, description) with kind "answer" | "bury" | "suspend" | "flag".
         self._done: list[tuple[str, str]] = []
         self.answered = 0  # answers given in this session, less the undone ones: the progress line
+        # A grade waiting for the write lock: (rating, duration, shown, given at); None when all is saved.
+        self.pending = None
+        self._leave_when_saved = False
+        self._stop_waiting = threading.Event()  # the app is closing at once: the worker stops retrying
         self._reset_face()
 
     def _reset_face(self) -> None:
@@ -66,11 +79,13 @@ class ReviewScreen(AppScreen):
         yield Input(placeholder="Type the answer, then Enter (Escape: back)", id="review-typed")
         yield Static("", id="reveal-hint", markup=False)
         yield GradeBar(id="grade-bar", markup=False)
+        yield Static("", id="review-saving", markup=False)
         yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one("#card-view").display = False
         self.query_one("#review-empty").display = False
+        self.query_one("#review-saving").display = False
         self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
 
     # ------------------------------------------------------------ opening (worker thread)
@@ -316,21 +331,97 @@ class ReviewScreen(AppScreen):
         self._draw()
 
     def _answer(self, rating: int) -> None:
+        if self._still_saving():
+            return
         shown, session = self.shown, self.session
         assert shown is not None and session is not None
-        duration = max(0, self.services.clock.now_ms() - shown.shown_ms)
+        now = self.services.clock.now_ms()
+        duration = max(0, now - shown.shown_ms)
         try:
-            with self.services.lock:
-                session.answer(rating, duration_ms=duration)
-                following = session.next()
+            # A short wait here: another studyapp's write lock must not freeze the screen (F10).
+            with self.services.lock, self.services.store().busy_timeout(FIRST_TRY_MS):
+                session.answer(rating, duration_ms=duration, at_ms=now)
         except StudyappError as error:
+            if error.code == "busy":
+                self.pending = (rating, duration, shown, now)
+                self._saving_line(SAVING)
+                self.notify(SAVING, timeout=5, markup=False)
+                self.run_worker(self._save_when_free, thread=True, name="answer-save", group="answer-save",
+                                exit_on_error=False)
+                return
             self.notify(error.message, severity="error", markup=False, timeout=10)
             return
+        self._answered(rating, shown)
+
+    def _answered(self, rating: int, shown) -> None:
+        """The answer is stored: count it and show the next item."""
         self._done.append(("answer", f"{GRADE_LABELS[rating]} on {self._card_name(shown)}"))
         self.app.answers_saved += 1
         self.answered += 1
         self.services.forget_overview()
+        try:
+            with self.services.lock:
+                following = self.session.next()
+        except StudyappError as error:
+            self.notify(error.message, severity="error", markup=False, timeout=10)
+            return
         self._show(following)
+
+    def _save_when_free(self) -> None:
+        """In a worker: give the pending answer again until the other process lets go of the lock.
+
+        Between tries the services lock is free, so the screen (and its other keys) never waits."""
+        rating, duration, shown, given_ms = self.pending
+        started = time.monotonic()
+        tries = 0
+        while True:
+            try:
+                with self.services.lock, self.services.store().busy_timeout(RETRY_MS):
+                    self.session.answer(rating, duration_ms=duration, at_ms=given_ms)
+            except StudyappError as error:
+                gave_up = time.monotonic() - started > GIVE_UP_S or self._stop_waiting.is_set()
+                if error.code != "busy" or gave_up:
+                    self.app.call_from_thread(self._not_saved, error)
+                    return
+                self._stop_waiting.wait(RETRY_PAUSES_S[min(tries, len(RETRY_PAUSES_S) - 1)])
+                tries += 1
+                continue
+            self.app.call_from_thread(self._saved_late, rating, shown)
+            return
+
+    def _saved_late(self, rating: int, shown) -> None:
+        self.pending = None
+        self._saving_line("")
+        self.notify("Saved: the progress file is free again.", timeout=3, markup=False)
+        self._answered(rating, shown)
+        self._settled()
+
+    def _not_saved(self, error: StudyappError) -> None:
+        self.pending = None
+        self._saving_line("")
+        # The card stays on screen, so the learner can grade it again.
+        self.notify(f"Your answer was not saved: {error.message}. Grade the card again.", severity="error",
+                    markup=False, timeout=15)
+        self._settled()
+
+    def _settled(self) -> None:
+        if self.app.quit_when_saved:
+            self.app.quit_now()
+        elif self._leave_when_saved:
+            self._leave_when_saved = False
+            self.action_leave()
+
+    def _saving_line(self, text: str) -> None:
+        line = self.query_one("#review-saving", Static)
+        line.update(text)
+        line.display = bool(text)
+
+    def _still_saving(self) -> bool:
+        """While an answer waits for the lock, nothing else may change the progress: say so."""
+        if self.pending is None:
+            return False
+        self.notify(SAVING, timeout=3, markup=False)
+        return True
 
     @staticmethod
     def _card_name(shown) -> str:
@@ -338,6 +429,8 @@ class ReviewScreen(AppScreen):
 
     def action_undo(self) -> None:
         assert self.session is not None
+        if self._still_saving():
+            return
         if not self.session.can_undo():
             self.notify("Nothing to undo: this is the start of the session.", timeout=3)
             return
@@ -358,6 +451,8 @@ class ReviewScreen(AppScreen):
         self._show(again)
 
     def _hide(self, how: str) -> None:
+        if self._still_saving():
+            return
         assert self.session is not None
         hidden = self.shown
         try:
@@ -383,6 +478,8 @@ class ReviewScreen(AppScreen):
     def action_flag(self) -> None:
         from ..modals.flag_note import FlagNoteModal
 
+        if self._still_saving():
+            return
         shown = self.shown
         assert shown is not None and shown.item is not None
 
@@ -466,6 +563,12 @@ class ReviewScreen(AppScreen):
     def action_leave(self) -> None:
         if self._typing():
             self.action_close_typing()
+            return
+        if self.pending is not None:
+            # Leaving now would lose the answer: leave once it is saved.
+            self._leave_when_saved = True
+            self._saving_line("Leaving once your answer is saved (the progress file is busy).")
+            self.notify("Waiting for your last answer to be saved before leaving…", timeout=5, markup=False)
             return
         if self.session is not None and self.session.summary().reviewed:
             self._finish()
