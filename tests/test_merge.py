@@ -91,6 +91,9 @@ def test_each_learner_in_profile_order_with_status_totals_and_last_exam(team):
     ]
     # Carl's missing totals are read as blanks, every one of them present
     assert result.learners[2]["totals"] == dict.fromkeys(FULL_TOTALS)
+    # and his deck without an id and card without a key are left out of his report, not guessed at
+    assert [d["id"] for d in result.learners[2]["decks"]] == ["epsilon"]
+    assert [c["key"] for c in result.learners[2]["cards"]] == ["beta/z", "alpha/b"]
     assert result.warnings == [
         f"{tmp_path / 'carl.json'}: warning: 1 flag(s) without a \"key\" and a \"note\" left out",
         f"{tmp_path / 'carl.json'}: warning: report version 1 lacks profile, totals, totals.items, totals.mastered, "
@@ -232,6 +235,9 @@ def test_rejections_say_what_is_wrong_and_what_to_pass(tmp_path):
         assert rejected("v.json", data) == f"{where('v.json')}: error: {regenerate}"
     assert rejected("new.json", base(version=2, studyapp="9.1")) == (
         f"{where('new.json')}: error: report version 2 was written by a newer studyapp (9.1); this one reads "
+        "version 1: upgrade studyapp to merge it")
+    assert rejected("new.json", base(version=3, studyapp="1" * 45)) == (
+        f"{where('new.json')}: error: report version 3 was written by a newer studyapp ({'1' * 40}); this one reads "
         "version 1: upgrade studyapp to merge it")
     assert rejected("new.json", base(version=2)).split(": error: ")[1].startswith(
         "report version 2 was written by a newer studyapp (unknown);")
