@@ -279,7 +279,7 @@ JUNK_ROWS = [
      "$.cards[2].reviews", "null", "a whole number, 0 or more", '"reviews": ', "null"),
     ("a null streak", "bob.json", lambda: with_changes(BOB, totals__streak_days=None),
      "$.totals.streak_days", "null", "a whole number, 0 or more", '"streak_days": ', "null"),
-    ("a card key that is no deck/card", "bob.json",
+    ("a card key that is no deck-and-card", "bob.json",
      lambda: with_changes(BOB, cards=[{"key": "alpha", "reviews": 3, "again": 3}]),
      "$.cards[0].key", 'the text "alpha"', "a card key (deck id/card id)", '"key": ', '"alpha"'),
     ("a track status no curriculum gives", "bob.json",
@@ -289,7 +289,7 @@ JUNK_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("case", JUNK_ROWS, ids=[case[0] for case in JUNK_ROWS])
+@pytest.mark.parametrize("case", JUNK_ROWS, ids=[case[0].replace("'", "").replace(" ", "-") for case in JUNK_ROWS])
 def test_a_junk_row_rejects_its_file_naming_the_row_and_the_others_merge(tmp_path, case):
     _, name, make, json_path, found, expected, before, value = case
     reports = {"ana.json": ANA, "bob.json": BOB, "carl.json": CARL, name: make()}
@@ -320,7 +320,7 @@ def test_the_line_and_column_are_of_the_first_wrong_field_in_a_pretty_printed_fi
     # The check stops at 20: there may be more, and the message does not claim a count it did not make.
     (20, " (and 19+ more: $.cards[2], $.cards[3], $.cards[4], ...)"),
     (50, " (and 19+ more: $.cards[2], $.cards[3], $.cards[4], ...)"),
-])
+], ids=lambda value: str(value) if isinstance(value, int) else "")
 def test_a_file_with_several_wrong_fields_names_the_first_and_counts_the_rest(tmp_path, wrong, more):
     cards = [{"key": "alpha/a", "reviews": 1, "again": 0}] + [None] * wrong
     path = write(tmp_path, "p.json", base(profile="p", cards=cards))

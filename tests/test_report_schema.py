@@ -108,7 +108,7 @@ def put(document: dict, path: tuple, value) -> dict:
 
 
 @pytest.mark.parametrize("path, value, shown, expected", OUTSIDE,
-                         ids=[f"{json_path(p)}={v!r}" for p, v, _, _ in OUTSIDE])
+                         ids=[f"{'.'.join(map(str, p))}-{n}" for n, (p, _, _, _) in enumerate(OUTSIDE)])
 def test_a_value_just_outside_its_field_is_the_one_named(path, value, shown, expected):
     problems = checked(put(edges(), path, value))
     # Every other field is on the end of its range: the walk names this one and no other.
