@@ -12,19 +12,21 @@ from __future__ import annotations
 import pytest
 
 from studyapp.onboarding.report_schema import (
-    FLAG, MAX_COUNT, MAX_MS, REPORT, Record, _fits, check, describe, json_path, locate, too_deep,
+    COUNT, FLAG, MAX_COUNT, MAX_MS, REPORT, ListOf, MapOf, Record, _fits, check, describe, json_path, locate,
+    too_deep,
 )
 
 TIME = "a time in epoch milliseconds, before the year 10000 (0 to 253402300799999)"
 
 
-def fresh(spec: Record) -> Record:
+def fresh(spec):
     """The same schema as a new object, so its fast predicate is written out again here: each schema's
     is kept after its first use, and one made before this test would not show how it is made now."""
-    return Record(dict(spec.fields), nullable=spec.nullable)
+    # (a list or mapping schema is made in its test, so it is new already)
+    return Record(dict(spec.fields), nullable=spec.nullable) if isinstance(spec, Record) else spec
 
 
-def checked(document, spec: Record = REPORT, **options):
+def checked(document, spec=REPORT, **options):
     """check() on a fresh copy of ``spec``, and its fast predicate agreeing with it: true exactly when
     the walk finds nothing (the predicate alone decides whether a report is walked at all)."""
     spec = fresh(spec)
@@ -135,6 +137,13 @@ def test_a_flag_is_checked_at_its_place_in_the_report():
     assert problem.json_path == "$.flags[0].time_ms" and problem.expected == TIME + " or null"
 
 
+def test_a_schema_may_be_a_list_or_a_mapping_of_them():
+    # report_schema's kinds nest in any order, not only as REPORT nests them.
+    assert checked([[0], [MAX_COUNT]], ListOf(ListOf(COUNT))) == []
+    assert [p.json_path for p in checked([[0], [1, -1]], ListOf(ListOf(COUNT)))] == ["$[1][1]"]
+    assert [p.json_path for p in checked({"a": [1], "b c": [None]}, MapOf(ListOf(COUNT)))] == ['$["b c"][0]']
+
+
 def test_a_value_is_shown_short():
     assert [describe(v) for v in (None, True, False, float("nan"), float("inf"), -float("inf"), 0, -2.5)] == [
         "null", "true", "false", "NaN", "Infinity", "-Infinity", "0", "-2.5"]
@@ -164,6 +173,7 @@ def test_the_line_and_column_of_a_field_whatever_the_whitespace():
     assert locate('\n{"a": 1}', ("a",)) == (2, 7)
     assert locate('[1,22,{"a":12}]', (1,)) == (1, 4)  # json.dumps(separators=(",", ":")): no spaces
     assert locate('[1,22,{"a":12}]', (2, "a")) == (1, 12)
+    assert locate('{"a":1,"b":2}', ("b",)) == (1, 12)
 
 
 def test_a_repeated_key_is_found_where_json_reads_it_the_last_time():
