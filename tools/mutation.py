@@ -59,8 +59,10 @@ TARGETS = (
            ("studyapp/core/loader.py", "studyapp/core/lints.py", "studyapp/core/yamlsafe.py"),
            ("tests/test_loader*.py", "tests/test_lints.py", "tests/test_bundled_decks.py", "tests/test_hostile*.py",
             "tests/test_escapes.py")),
-    Target("merge", "the report merge", ("studyapp/onboarding/merge.py",),
-           ("tests/test_report*.py", "tests/test_merge*.py", "tests/test_exams.py", "tests/test_escapes.py")),
+    # The schema check is the merge's first step (issue 15): its mutants are the merge's to kill.
+    Target("merge", "the report merge", ("studyapp/onboarding/merge.py", "studyapp/onboarding/report_schema.py"),
+           ("tests/test_report*.py", "tests/test_merge*.py", "tests/test_exams.py", "tests/test_escapes.py",
+            "tests/test_hostile_reports.py")),
     Target("anki-ids", "the Anki GUIDs and ledger", ("studyapp/export/ledger.py", "studyapp/export/fields.py"),
            ("tests/test_export_ledger*.py", "tests/test_export_fields.py", "tests/test_export_anki.py",
             "tests/test_export_equivalence.py")),
