@@ -159,7 +159,11 @@ import json, sys
 from mutmut.mutation.diff_apply import get_diff_for_mutant
 shown = {}
 for mutant in json.loads(sys.stdin.read()):
-    diff = get_diff_for_mutant(mutant)
+    try:
+        diff = get_diff_for_mutant(mutant)
+    except Exception as error:  # a diff that cannot be shown must not lose the run's figures
+        shown[mutant] = f"(no diff: {error!r})"
+        continue
     shown[mutant] = "\\n".join(l for l in diff.splitlines()[2:] if l.startswith(("+", "-", "@@")))
 print(json.dumps(shown))
 """
@@ -168,7 +172,9 @@ print(json.dumps(shown))
 def _show(scratch: Path, mutants: list[str]) -> dict[str, str]:
     """Each mutant's diff, all in one process (``mutmut show`` per mutant costs a second each)."""
     shown = subprocess.run([sys.executable, "-c", _SHOW], cwd=scratch, input=json.dumps(mutants),
-                           capture_output=True, text=True, check=True)
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
+        return {m: f"(no diff: mutmut failed: {shown.stderr.strip().splitlines()[-1:]})" for m in mutants}
     return json.loads(shown.stdout)
 
 
