@@ -120,3 +120,21 @@ def test_the_recorded_parameters_name_the_time_zone():
     assert zone_name(ZoneInfo("Asia/Tokyo")) == "Asia/Tokyo"
     assert zone_name(timezone.utc) == "UTC"
     assert zone_name(timezone(timedelta(hours=2))) == "UTC+02:00"
+
+
+# -- Anki's fuzz arithmetic (rslib/src/scheduler/states/fuzz.rs) ------------------------------
+
+
+def test_rusts_f32_as_u32_saturates_and_maps_nan_to_zero():
+    from studyapp.core.fuzz import as_u32
+
+    assert [as_u32(v) for v in (float("nan"), -3.5, -1.0, 0.0, 2.9, 1e10)] == [0, 0, 0, 0, 2, 4_294_967_295]
+
+
+def test_a_passing_review_is_at_least_one_day_longer_unless_the_fuzz_range_reaches_the_previous_interval():
+    from studyapp.core.fuzz import minimum_review_fuzz_interval
+
+    # Interval 10: fuzz delta 1 + 15% of 4.5 + 10% of 3 = 1.975 days, so the range is 8 to 12.
+    assert minimum_review_fuzz_interval(10.0, 5, 36500) == 6
+    assert minimum_review_fuzz_interval(10.0, 12, 36500) == 12
+    assert minimum_review_fuzz_interval(10.0, 13, 36500) == 0
