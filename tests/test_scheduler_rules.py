@@ -138,3 +138,30 @@ def test_a_passing_review_is_at_least_one_day_longer_unless_the_fuzz_range_reach
     assert minimum_review_fuzz_interval(10.0, 5, 36500) == 6
     assert minimum_review_fuzz_interval(10.0, 12, 36500) == 12
     assert minimum_review_fuzz_interval(10.0, 13, 36500) == 0
+
+
+# -- steps that reach the rollover, lapses --------------------------------------------------
+
+
+def test_a_step_that_reaches_the_rollover_is_due_on_a_study_day_as_anki_shows_it():
+    scheduler = ReviewScheduler(Settings(timezone="UTC", fuzz=False))
+    rollover = scheduler.days.next_day_at_ms(NOW)
+    at = rollover - 600_000  # 03:50: the 10-minute relearning step ends exactly at the rollover
+    review = ItemState(state=REVIEW, stability=10.0, difficulty=5.0, last_review_ms=at - 10 * DAY_MS, due_ms=at,
+                       interval=10, reps=3)
+    again = scheduler.apply(review, "d/c/main", AGAIN, at)
+    assert (again.rating, again.step_days, again.label, again.due_ms) == (AGAIN, 1, "1d", rollover)
+    # a step of a day and ten minutes from 03:50 ends 24 hours past the rollover: two study days on
+    long = ReviewScheduler(Settings(timezone="UTC", fuzz=False, relearning_steps=(87_000,)))
+    assert long.apply(review, "d/c/main", AGAIN, at).step_days == 2
+
+
+def test_only_again_on_a_review_card_is_a_lapse():
+    scheduler = ReviewScheduler(Settings(timezone="UTC", fuzz=False))
+    assert scheduler.apply(REVIEWED, "d/c/main", AGAIN, NOW).after.lapses == 1
+    assert scheduler.apply(REVIEWED, "d/c/main", GOOD, NOW).after.lapses == 0
+    learning = ItemState(state=LEARNING, step=1, stability=2.0, difficulty=5.0, last_review_ms=NOW - 600_000, due_ms=NOW,
+                         interval=-600, reps=2)
+    again = scheduler.apply(learning, "d/c/main", AGAIN, NOW)
+    assert (again.after.state, again.after.step, again.after.lapses, again.interval_secs) == (LEARNING, 0, 0, 60)
+    assert scheduler.apply(ItemState(), "d/c/main", AGAIN, NOW).after.lapses == 0
