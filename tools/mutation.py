@@ -17,6 +17,7 @@ killed nor survived.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import glob
 import json
 import os
@@ -133,7 +134,7 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
         for module in target.modules:
             meta = json.loads((scratch / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
             for mutant, code in sorted(meta["exit_code_by_key"].items()):
-                if only is not None and mutant not in only:
+                if only is not None and not any(fnmatch.fnmatchcase(mutant, pattern) for pattern in only):
                     continue
                 status = status_by_exit_code[code]
                 counts = outcome.by_module.setdefault(module, {"killed": 0, "survived": 0, "equivalent": 0})
@@ -242,6 +243,8 @@ def write_report(results: dict) -> None:
         after = results[t.name]["after"]
         lines += ["", f"## {t.name}: {t.what} ({after['seconds']} s at {after['commit']})", "",
                   f"Tests: {', '.join(t.tests)}"]
+        if after.get("part"):
+            lines += ["", f"A part of the target was run: {after['part']}."]
         if after.get("rechecked"):
             lines += ["", f"Only the survivors were run again ({after['rechecked']}); the other mutants keep the "
                           "verdict of that full run."]
@@ -259,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=[t.name for t in TARGETS])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--baseline", action="store_true", help="record this run as the targets' 'before' figures")
+    parser.add_argument("--mutants", action="append", metavar="GLOB",
+                        help="run only the mutants whose mutmut name matches (e.g. 'studyapp.core.lints.*'): a part "
+                             "of a target, reported as such")
     parser.add_argument("--recheck", action="store_true",
                         help="run only the mutants that survived the target's last run (with the source unchanged, "
                              "a killed mutant stays killed when tests are only added) and update its figures")
@@ -272,18 +278,20 @@ def main(argv: list[str] | None = None) -> int:
     for target in chosen:
         print(f"mutation: {target.name} ({', '.join(target.modules)})...", file=sys.stderr, flush=True)
         last = results.get(target.name, {}).get("after")
-        only = sorted(last["survivors"]) if args.recheck and last else None
+        only = sorted(last["survivors"]) if args.recheck and last else args.mutants
         if only == []:
             print(f"mutation: {target.name}: no survivor to recheck", file=sys.stderr)
             continue
         outcome = run_target(target, args.jobs, equivalent, only)
         outcomes.append(outcome)
         record = summary(outcome, commit)
-        if only is not None:
+        if args.recheck and last:
             record = rechecked(last, record, commit)
+        elif args.mutants:
+            record["part"] = f"only the mutants matching {', '.join(args.mutants)}"
         print(f"mutation: {target.name}: {record['killed']} killed, {record['survived']} survived, "
               f"{record['equivalent']} equivalent, score {_percent(_score(record))} ({outcome.seconds:.0f} s"
-              f"{', survivors rechecked' if only is not None else ''})", file=sys.stderr, flush=True)
+              f"{', survivors rechecked' if args.recheck else ''})", file=sys.stderr, flush=True)
         # read again: another target may have finished meanwhile (runs of different targets can overlap)
         results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
         entry = results.setdefault(target.name, {})
