@@ -100,13 +100,14 @@ def tracked_files() -> list[str]:
     return [name for name in listing.stdout.decode().split("\0") if name and (ROOT / name).is_file()]
 
 
-def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list[str] | None = None) -> Outcome:
+def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list[str] | None = None,
+               tests_override: list[str] | None = None) -> Outcome:
     scratch = Path(tempfile.mkdtemp(prefix=f"studyapp-mutation-{target.name}-"))
     try:
         for name in tracked_files():
             (scratch / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, scratch / name)
-        tests = sorted({path for pattern in target.tests for path in glob.glob(pattern, root_dir=ROOT)})
+        tests = sorted({path for pattern in (tests_override or target.tests) for path in glob.glob(pattern, root_dir=ROOT)})
         if not tests:
             raise SystemExit(f"tools/mutation.py: no test file matches {target.tests} for {target.name}")
         config = "\n".join([
@@ -191,6 +192,8 @@ def rechecked(last: dict, rerun: dict, commit: str) -> dict:
     record = json.loads(json.dumps(last))
     record["commit"], record["seconds"] = commit, rerun["seconds"]
     record["rechecked"] = f"survivors of {last['commit']} rerun at {commit}"
+    if rerun.get("tests"):
+        record["rechecked"] += f" against {', '.join(rerun['tests'])} (the tests added since; the others are unchanged)"
     for module, counts in record["by_module"].items():
         new = rerun["by_module"].get(module, {"killed": 0, "survived": 0, "equivalent": 0})
         was = counts["survived"]
@@ -265,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutants", action="append", metavar="GLOB",
                         help="run only the mutants whose mutmut name matches (e.g. 'studyapp.core.lints.*'): a part "
                              "of a target, reported as such")
+    parser.add_argument("--tests", action="append", metavar="GLOB",
+                        help="with --recheck: only these test files (a survivor has already survived the others, "
+                             "when they are unchanged since)")
     parser.add_argument("--recheck", action="store_true",
                         help="run only the mutants that survived the target's last run (with the source unchanged, "
                              "a killed mutant stays killed when tests are only added) and update its figures")
@@ -282,10 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         if only == []:
             print(f"mutation: {target.name}: no survivor to recheck", file=sys.stderr)
             continue
-        outcome = run_target(target, args.jobs, equivalent, only)
+        outcome = run_target(target, args.jobs, equivalent, only, args.tests if args.recheck else None)
         outcomes.append(outcome)
         record = summary(outcome, commit)
         if args.recheck and last:
+            record["tests"] = args.tests
             record = rechecked(last, record, commit)
         elif args.mutants:
             record["part"] = f"only the mutants matching {', '.join(args.mutants)}"
