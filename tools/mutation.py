@@ -187,24 +187,28 @@ def summary(o: Outcome, commit: str) -> dict:
             "other_mutants": {k: sorted(v) for k, v in sorted(o.other.items())}}
 
 
-def rechecked(last: dict, rerun: dict, commit: str) -> dict:
-    """The last full figures with its survivors' new verdicts: killed or listed equivalent since."""
+def rechecked(last: dict, rerun: dict, commit: str, rerun_names: list[str]) -> dict:
+    """The last full figures with the rerun survivors' new verdicts: killed or listed equivalent since.
+    Survivors left out of the rerun (--mutants) keep their verdict."""
     record = json.loads(json.dumps(last))
     record["commit"], record["seconds"] = commit, rerun["seconds"]
     record["rechecked"] = f"survivors of {last['commit']} rerun at {commit}"
     if rerun.get("tests"):
         record["rechecked"] += f" against {', '.join(rerun['tests'])} (the tests added since; the others are unchanged)"
+    if len(rerun_names) < len(last["survivors"]):
+        record["rechecked"] += f"; {len(rerun_names)} of its {len(last['survivors'])} survivors were rerun"
     for module, counts in record["by_module"].items():
         new = rerun["by_module"].get(module, {"killed": 0, "survived": 0, "equivalent": 0})
-        was = counts["survived"]
         counts["killed"] += new["killed"]
         counts["equivalent"] += new["equivalent"]
-        counts["survived"] = new["survived"]
-        assert new["killed"] + new["equivalent"] + new["survived"] <= was, module
+        counts["survived"] -= new["killed"] + new["equivalent"]
+        assert counts["survived"] >= new["survived"], module
     for name in ("killed", "equivalent"):
         record[name] += rerun[name]
-    record["survived"] = rerun["survived"]
-    record["survivors"] = rerun["survivors"]
+    record["survived"] -= rerun["killed"] + rerun["equivalent"]
+    kept = {m: d for m, d in last["survivors"].items() if m not in rerun_names}
+    record["survivors"] = {**kept, **rerun["survivors"]}
+    assert record["survived"] == len(record["survivors"]), (record["survived"], len(record["survivors"]))
     return record
 
 
@@ -285,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutation: {target.name} ({', '.join(target.modules)})...", file=sys.stderr, flush=True)
         last = results.get(target.name, {}).get("after")
         only = sorted(last["survivors"]) if args.recheck and last else args.mutants
+        if args.recheck and last and args.mutants:
+            only = [m for m in only if any(fnmatch.fnmatchcase(m, pattern) for pattern in args.mutants)]
         if only == []:
             print(f"mutation: {target.name}: no survivor to recheck", file=sys.stderr)
             continue
@@ -293,8 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         record = summary(outcome, commit)
         if args.recheck and last:
             record["tests"] = args.tests
-            record = rechecked(last, record, commit)
-        elif args.mutants:
+            record = rechecked(last, record, commit, only)
+        elif args.mutants:  # a part of a target, not a recheck
             record["part"] = f"only the mutants matching {', '.join(args.mutants)}"
         print(f"mutation: {target.name}: {record['killed']} killed, {record['survived']} survived, "
               f"{record['equivalent']} equivalent, score {_percent(_score(record))} ({outcome.seconds:.0f} s"
