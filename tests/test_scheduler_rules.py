@@ -165,3 +165,59 @@ def test_only_again_on_a_review_card_is_a_lapse():
     again = scheduler.apply(learning, "d/c/main", AGAIN, NOW)
     assert (again.after.state, again.after.step, again.after.lapses, again.interval_secs) == (LEARNING, 0, 0, 60)
     assert scheduler.apply(ItemState(), "d/c/main", AGAIN, NOW).after.lapses == 0
+
+
+@pytest.mark.parametrize("setting, message", [
+    ({"rollover_hour": 24}, "rollover hour 24 is out of range; use a whole hour from 0 to 23 (4 is the default)"),
+    ({"rollover_hour": True}, "rollover hour True is out of range; use a whole hour from 0 to 23 (4 is the default)"),
+    ({"rollover_hour": 4.0}, "rollover hour 4.0 is out of range; use a whole hour from 0 to 23 (4 is the default)"),
+    ({"leech_lapses": 0}, "leech threshold 0 must be a whole number of lapses, at least 1"),
+    ({"leech_lapses": True}, "leech threshold True must be a whole number of lapses, at least 1"),
+    ({"leech_lapses": 2.0}, "leech threshold 2.0 must be a whole number of lapses, at least 1"),
+    ({"learning_steps": (60, 0)}, "learning steps [60, 0] must be positive whole seconds"),
+    ({"relearning_steps": (True,)}, "relearning steps [True] must be positive whole seconds"),
+    ({"learning_steps": (1.5,)}, "learning steps [1.5] must be positive whole seconds"),
+    ({"maximum_interval": 0}, "maximum interval 0 must be from 1 to 36500 days"),
+    ({"maximum_interval": 36501}, "maximum interval 36501 must be from 1 to 36500 days"),
+    ({"maximum_interval": True}, "maximum interval True must be from 1 to 36500 days"),
+    ({"maximum_interval": 30.0}, "maximum interval 30.0 must be from 1 to 36500 days"),
+    ({"load_balancer": "yes"}, "load balancer 'yes' must be true or false"),
+    ({"fuzz": 1}, "fuzz 1 must be true or false"),
+    ({"new_per_day": -1}, "new per day -1 must be a whole number from 0 to 1000000"),
+    ({"reviews_per_day": 1_000_001}, "reviews per day 1000001 must be a whole number from 0 to 1000000"),
+    ({"learn_ahead_minutes": True}, "learn ahead minutes True must be a whole number from 0 to 1000000"),
+    ({"new_per_day": 5.0}, "new per day 5.0 must be a whole number from 0 to 1000000"),
+    ({"desired_retention": 2.0},
+     "desired retention 2.0 is out of range; use a number from 0.70 to 0.99 (0.90 is the default)"),
+])
+def test_each_bad_setting_is_a_usage_error_naming_it_and_what_is_accepted(setting, message):
+    with pytest.raises(StudyappError) as raised:
+        Settings(**setting)
+    assert (raised.value.message, raised.value.code) == (message, "usage")
+
+
+@pytest.mark.parametrize("setting", [{"rollover_hour": 0}, {"rollover_hour": 23}, {"leech_lapses": 1},
+                                     {"maximum_interval": 1}, {"maximum_interval": 36500}, {"new_per_day": 0},
+                                     {"reviews_per_day": 1_000_000}, {"learning_steps": (1,)}])
+def test_the_edges_of_each_setting_are_accepted(setting):
+    ((name, value),) = setting.items()
+    assert getattr(Settings(**setting), name) == value
+
+
+def test_fsrs_parameters_are_checked_for_count_and_each_bound():
+    from studyapp.core.scheduler import DEFAULT_PARAMETERS, PARAMETER_BOUNDS
+
+    with pytest.raises(StudyappError) as raised:
+        Settings(parameters=(1.0,))
+    assert (raised.value.message, raised.value.code) == (
+        f"FSRS parameters are not valid: expected {len(PARAMETER_BOUNDS)} numbers (FSRS-6), got 1", "usage")
+    (low0, high0), (low1, _) = PARAMETER_BOUNDS[0], PARAMETER_BOUNDS[1]
+    wrong = (True, low1 - 1, *DEFAULT_PARAMETERS[2:])
+    with pytest.raises(StudyappError) as raised:
+        Settings(parameters=wrong)
+    assert (raised.value.message, raised.value.code) == (
+        f"FSRS parameters are not valid: parameters[0] = True is outside {low0} to {high0}; "
+        f"parameters[1] = {low1 - 1!r} is outside {low1} to {PARAMETER_BOUNDS[1][1]}", "usage")
+    with pytest.raises(StudyappError):
+        Settings(parameters=("1", *DEFAULT_PARAMETERS[1:]))
+    assert Settings(parameters=(high0, *DEFAULT_PARAMETERS[1:])).parameters[0] == high0

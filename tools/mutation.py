@@ -35,6 +35,7 @@ REPORT = ROOT / "tools" / "MUTATION.md"
 # Each target's first and latest figures, so that a run of one target (--only) keeps the others'
 # rows and the report can show the score before the tests were written and after.
 RESULTS = ROOT / "tools" / "mutation_results.json"
+NOTES = ROOT / "tools" / "mutation_notes.md"
 EQUIVALENT = ROOT / "tools" / "mutation_equivalent.toml"
 TARGET_SCORE = 0.90
 
@@ -261,6 +262,8 @@ def write_report(results: dict) -> None:
             lines += ["", f"Surviving mutants ({after['survived']}):", ""]
             for mutant, diff in after["survivors"].items():
                 lines += [f"- `{mutant}`", "", "  ```diff", *[f"  {l}" for l in diff.splitlines()], "  ```"]
+    if NOTES.exists():  # how the figures were measured, when that is worth knowing (kept by hand)
+        lines += ["", NOTES.read_text(encoding="utf-8").rstrip()]
     REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
