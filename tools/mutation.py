@@ -118,7 +118,7 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
             f"pytest_add_cli_args = {json.dumps([a for test in target.deselect for a in ('--deselect', test)])}",
             # the tests read the bundled decks and seeds from beside the package
-            'also_copy = ["decks", "seeds", "studyapp", "tools"]', "",
+            'also_copy = ["decks", "seeds", "studyapp", "tools", "docs", "README.md"]', "",
         ])
         with open(scratch / "pyproject.toml", "a", encoding="utf-8") as handle:
             handle.write(config)
