@@ -221,3 +221,17 @@ def test_fsrs_parameters_are_checked_for_count_and_each_bound():
     with pytest.raises(StudyappError):
         Settings(parameters=("1", *DEFAULT_PARAMETERS[1:]))
     assert Settings(parameters=(high0, *DEFAULT_PARAMETERS[1:])).parameters[0] == high0
+
+
+def test_rust_rounding_takes_halves_away_from_zero_on_both_sides():
+    from studyapp.core.fuzz import round_f32
+
+    assert [round_f32(v) for v in (0.5, 1.5, 2.4, 0.0, -0.4, -0.5, -2.5, -2.6)] == [1, 2, 2, 0, 0, -1, -3, -3]
+
+
+def test_a_one_day_maximum_interval_and_the_rollover_hour_reach_the_scheduler():
+    one_day = ReviewScheduler(Settings(timezone="UTC", fuzz=False, maximum_interval=1))
+    good = one_day.apply(REVIEWED, "d/c/main", GOOD, NOW)
+    assert (good.rating, good.interval_days) == (GOOD, 1)
+    midnight = ReviewScheduler(Settings(timezone="UTC", rollover_hour=0))
+    assert midnight.days.next_day_at_ms(NOW) == 1_780_012_800_000  # 2026-05-29 00:00 UTC
