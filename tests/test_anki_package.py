@@ -244,3 +244,114 @@ def test_reading_leaves_no_temporary_copy_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", None)
     read_package(write_zip(tmp_path / "deck.apkg", {"collection.anki2": legacy_collection(tmp_path / "c.db")}))
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_missing_settings_read_as_empty_and_order_defaults_to_first(tmp_path):
+    db = sqlite3.connect(tmp_path / "c.db")
+    models = {"5": {"flds": [{"name": "Extra", "ord": 1}, {"name": "Text"}], "tmpls": [{"name": "T"}]}, "6": {}}
+    db.execute("CREATE TABLE col (models TEXT, decks TEXT)")
+    db.execute("INSERT INTO col VALUES (?, ?)", (json.dumps(models), json.dumps({"7": {}})))
+    fill(db)
+    db.execute("INSERT INTO notes VALUES (40, 'g4', 5, 'lonely', '', 1)")  # a note without cards
+    db.commit()
+    db.close()
+    package = read_package(write_zip(tmp_path / "p.apkg", {"collection.anki2": (tmp_path / "c.db").read_bytes()}))
+    assert package.notetypes == {5: NoteType(5, "", False, ("Text", "Extra"), (Template("T", "", ""),)),
+                                 6: NoteType(6, "", False, (), ())}
+    assert package.decks == {7: ""}
+    assert package.notes[-1] == Note(40, "g4", 5, ("lonely",), (), 4, (), 1)
+
+
+@pytest.mark.parametrize("row", [None, (None, None)])
+def test_a_legacy_collection_without_models_or_decks_has_none(tmp_path, row):
+    db = sqlite3.connect(tmp_path / "c.db")
+    db.execute("CREATE TABLE col (models TEXT, decks TEXT)")
+    if row:
+        db.execute("INSERT INTO col VALUES (?, ?)", row)
+    fill(db)
+    db.commit()
+    db.close()
+    package = read_package(write_zip(tmp_path / "p.apkg", {"collection.anki2": (tmp_path / "c.db").read_bytes()}))
+    assert (package.notetypes, package.decks, len(package.notes)) == ({}, {}, 3)
+
+
+def test_schema_18_settings_that_are_missing_read_as_empty(tmp_path):
+    db = sqlite3.connect(tmp_path / "c.db")
+    db.execute("CREATE TABLE notetypes (id INTEGER, name TEXT, config BLOB)")
+    db.execute("CREATE TABLE fields (ntid INTEGER, ord INTEGER, name TEXT)")
+    db.execute("CREATE TABLE templates (ntid INTEGER, ord INTEGER, name TEXT, config BLOB)")
+    db.execute("CREATE TABLE decks (id INTEGER, name TEXT)")
+    db.executemany("INSERT INTO notetypes VALUES (?, ?, ?)", [(1, "Bare", None), (2, "Half", b"")])
+    db.executemany("INSERT INTO templates VALUES (?, ?, ?, ?)", [(2, 0, "Q only", field(1, b"{{Front}}")), (2, 1, "None", None)])
+    fill(db)
+    db.commit()
+    db.close()
+    data = zstandard.ZstdCompressor().compress((tmp_path / "c.db").read_bytes())
+    package = read_package(write_zip(tmp_path / "p.apkg", {"collection.anki21b": data}))
+    assert package.notetypes == {1: NoteType(1, "Bare", False, (), ()),
+                                 2: NoteType(2, "Half", False, (), (Template("Q only", "{{Front}}", ""), Template("None", "", "")))}
+
+
+def test_a_collection_in_several_zstd_frames_reads_whole(tmp_path):
+    raw = schema18_collection(tmp_path / "c.db")
+    compress = zstandard.ZstdCompressor().compress
+    half = len(raw) // 2
+    media = field(1, field(1, b"a.png"))
+    path = write_zip(tmp_path / "deck.apkg", {"collection.anki21b": compress(raw[:half]) + compress(raw[half:]),
+                                              "media": compress(media[:3]) + compress(media[3:]),
+                                              "0": compress(b"PN") + compress(b"G")})
+    package = read_package(path)
+    assert package.notes == EXPECTED_NOTES and package.media_bytes("a.png") == b"PNG"
+
+
+def test_the_unpack_limit_counts_every_chunk_of_a_large_collection(tmp_path, monkeypatch):
+    db = sqlite3.connect(tmp_path / "c.db")
+    db.execute("CREATE TABLE col (models TEXT, decks TEXT)")
+    db.execute("INSERT INTO col VALUES ('{}', ?)", (json.dumps({"1": {"name": "x" * (3 << 20)}}),))
+    fill(db)
+    db.commit()
+    db.close()
+    raw = (tmp_path / "c.db").read_bytes()
+    assert len(raw) > 3 << 20
+    path = write_zip(tmp_path / "big.apkg", {"collection.anki21b": zstandard.ZstdCompressor().compress(raw)})
+    monkeypatch.setattr(package_module, "MAX_COLLECTION_BYTES", 2 << 20)  # more than one 1 MiB chunk, less than all
+    assert refusal(path) == f"its collection unpacks to more than {2 << 20} bytes"
+
+
+def test_media_at_the_limit_is_read_and_refusals_name_the_package(tmp_path, monkeypatch):
+    compress = zstandard.ZstdCompressor().compress
+    path = write_zip(tmp_path / "deck.apkg", {
+        "collection.anki21b": compress(schema18_collection(tmp_path / "c.db")),
+        "media": compress(field(1, field(1, b"a.png")) + field(1, field(2, 7))), "0": compress(b"x" * 100)})
+    package = read_package(path)
+    assert package.media == {"a.png": "0"}  # the second entry has no name
+    monkeypatch.setattr(package_module, "MAX_MEDIA_BYTES", 100)
+    assert package.media_bytes("a.png") == b"x" * 100
+    monkeypatch.setattr(package_module, "MAX_MEDIA_BYTES", 99)
+    with pytest.raises(StudyappError) as raised:
+        package.media_bytes("a.png")
+    assert raised.value.path == str(path)
+    monkeypatch.setattr(package_module, "MAX_MEDIA_BYTES", 10)  # the zip member itself is larger
+    with pytest.raises(StudyappError) as raised:
+        package.media_bytes("a.png")
+    assert raised.value.path == str(path)
+
+
+def test_without_zstandard_a_current_package_names_itself_and_what_to_do(tmp_path, monkeypatch):
+    import sys
+
+    path = write_zip(tmp_path / "deck.apkg", {
+        "collection.anki21b": zstandard.ZstdCompressor().compress(schema18_collection(tmp_path / "c.db"))})
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    assert refusal(path) == ("this package is in Anki's current compressed format, which needs the 'zstandard' "
+                             "package (pip install zstandard); or export it again from Anki with 'Support older "
+                             "Anki versions' ticked")
+
+
+def test_protobuf_damage_is_named_exactly():
+    assert _protobuf(field(1, 100_000)) == [(1, 100_000)]  # three varint bytes
+    for data, why in ((bytes([0x08, 0x80]), "truncated varint"), (bytes([0x12, 0x03, 0x61]), "truncated field"),
+                      (bytes([0x0B]), "protobuf wire type 3")):
+        with pytest.raises(ValueError) as raised:
+            _protobuf(data)
+        assert str(raised.value) == why

@@ -10,7 +10,8 @@ from pathlib import Path
 from genanki.util import guid_for
 
 from studyapp.core.models import Card, CardText, Deck
-from studyapp.export.fields import cloze_part, document_title, fields_for, note_guid, plain
+from studyapp.core.problems import StudyappError
+from studyapp.export.fields import DeckTags, cloze_part, document_title, fields_for, note_guid, plain
 
 SECOND = '<div class="second">{}</div>'
 
@@ -83,6 +84,8 @@ def test_the_document_title_comes_from_the_seeds_front_matter_only(tmp_path):
     assert document_title(seeded(tmp_path, "---\nauthor: someone\n---\nbody\n")) == "Deck title"
     assert document_title(seeded(tmp_path, "---\ntitle: '  '\n---\nbody\n")) == "Deck title"
     assert document_title(seeded(tmp_path, "---\ntitle: 2026\n---\nbody\n")) == "2026"
+    # empty front matter closes at once: a title: line further down is the body's (this took it before)
+    assert document_title(seeded(tmp_path, "---\n---\ntitle: In the body\n---\nmore\n")) == "Deck title"
 
 
 def test_a_guid_whose_leading_base91_digit_pair_is_91_matches_genanki():
@@ -96,3 +99,14 @@ def test_a_guid_whose_leading_base91_digit_pair_is_91_matches_genanki():
             break
     assert number == 91
     assert note_guid("d", card_id) == guid_for("studyapp", "d", card_id)
+
+
+def test_a_tag_with_a_space_is_refused_at_its_card_before_anki_splits_it(tmp_path):
+    import pytest
+
+    card = Card("c", "basic", ("q",), front="Q", back="A", tags=("two words",))
+    deck = Deck("d", "D", tmp_path / "d.yaml", None, (card,))
+    with pytest.raises(StudyappError) as raised:
+        DeckTags(deck)(card)
+    assert (raised.value.message, raised.value.code) == (
+        "tag 'two words' of card 'c' contains a space, which Anki would split; use hyphens", "export")

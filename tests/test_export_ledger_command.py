@@ -109,10 +109,10 @@ def test_the_commands_help_names_itself_its_actions_and_the_folder(capsys, monke
     assert raised.value.code == 0
     text = capsys.readouterr().out
     assert text.startswith("usage: python -m studyapp.export.ledger [-h] {update,check} [folder]\n")
-    for line in ("Maintain the Anki export ledger shipped beside a deck folder.",
-                 "update: restamp changed notes and write the ledger; check: exit 1 if it is stale",
+    assert "\nMaintain the Anki export ledger shipped beside a deck folder.\n" in text
+    for line in ("update: restamp changed notes and write the ledger; check: exit 1 if it is stale",
                  "the deck folder (default: the bundled decks)"):
-        assert line in text
+        assert f"  {line}\n" in text
 
 
 # -- the ledger file ------------------------------------------------------------------------
@@ -175,7 +175,7 @@ def test_entries_are_written_by_label_then_key():
 
 
 @pytest.mark.parametrize("entry", [Entry("h", True, "中文"), Entry("h", 2, 3), Entry("h", 2.5, kind="cloze"),
-                                   Entry("h", 2, "中文", "basic")])
+                                   Entry("h", 2, "中文", "basic"), Entry(1, 2, 3, 4)])
 def test_any_entry_is_written_as_json_dumps_writes_it(entry):
     assert entry.to_line() == json.dumps(entry.to_json(), ensure_ascii=False)
 
@@ -203,3 +203,12 @@ def test_a_changed_note_type_is_newer_than_a_release_stamped_in_the_future():
     assert stamper.changed_notetypes == ["7"]
     stamper.notetype_time(8, "css-3")
     assert local.notetypes["8"] == Entry("css-3", NOW, "")
+
+
+def test_on_a_tie_between_two_changed_entries_the_release_is_compared_against():
+    # both ledgers hold another content at the same time: the shipped one (first) names the old kind
+    shipped = Ledger(notes={"g": Entry("h1", NOW, "d/c", "basic")})
+    local = Ledger(notes={"g": Entry("h2", NOW, "d/c", "cloze")})
+    stamper = Stamper([shipped], local, NOW + 5)
+    assert stamper.note_time("g", "h3", label="d/c", kind="reverse") == NOW + 5
+    assert stamper.kind_changes == [("d/c", "basic", "reverse")]

@@ -51,3 +51,28 @@ def test_the_team_report_is_each_learners_own_report(tmp_path, pg):
     # a learner's own role reads only their own report
     with psycopg.connect(pg.url(bob)) as conn:
         assert [r["profile"] for r in team_reports(conn, DECKS, None, now, days.day_of, days.date_of)] == [bob]
+
+
+def test_a_deck_studied_only_on_another_device_arrives_with_its_progress(tmp_path, pg):
+    from engine_support import deck
+
+    (ana,), _ = server_with(pg, "ana")
+    both = [DECKS[0], deck("b", 3)]
+    desktop, desktop_clock = device(tmp_path, "desktop", decks=both)
+    session = ReviewSession(desktop, [both[1]], clock=desktop_clock)
+    answered = set()
+    for rating in (GOOD, AGAIN, GOOD):
+        answered.add(session.next().key)
+        session.answer(rating, duration_ms=2000)
+        desktop_clock.advance(minutes=2)
+    assert sync(desktop, pg.url(ana)).uploaded == 3
+    laptop, _ = device(tmp_path, "laptop")  # has never loaded deck b
+    pulled = sync(laptop, pg.url(ana))
+    assert (pulled.pulled, pulled.replayed_items) == (3, len(answered))
+    # rows wait out of sight for the deck, one per item answered on the desktop
+    hidden = {row.key: row for row in laptop.all_items() if row.deck_id == "b"}
+    assert set(hidden) == answered and not any(row.present for row in hidden.values())
+    laptop.sync(both)  # the learner opens deck b here: its items appear with the desktop's progress
+    here = {row.key: (row.present, row.revision, row.state) for row in laptop.all_items() if row.deck_id == "b"}
+    there = {row.key: (row.present, row.revision, row.state) for row in desktop.all_items() if row.deck_id == "b"}
+    assert here == there and len(here) == 3

@@ -17,6 +17,7 @@ killed nor survived.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import glob
 import json
 import os
@@ -34,6 +35,7 @@ REPORT = ROOT / "tools" / "MUTATION.md"
 # Each target's first and latest figures, so that a run of one target (--only) keeps the others'
 # rows and the report can show the score before the tests were written and after.
 RESULTS = ROOT / "tools" / "mutation_results.json"
+NOTES = ROOT / "tools" / "mutation_notes.md"
 EQUIVALENT = ROOT / "tools" / "mutation_equivalent.toml"
 TARGET_SCORE = 0.90
 
@@ -101,13 +103,14 @@ def tracked_files() -> list[str]:
     return [name for name in listing.stdout.decode().split("\0") if name and (ROOT / name).is_file()]
 
 
-def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list[str] | None = None) -> Outcome:
+def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list[str] | None = None,
+               tests_override: list[str] | None = None) -> Outcome:
     scratch = Path(tempfile.mkdtemp(prefix=f"studyapp-mutation-{target.name}-"))
     try:
         for name in tracked_files():
             (scratch / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, scratch / name)
-        tests = sorted({path for pattern in target.tests for path in glob.glob(pattern, root_dir=ROOT)})
+        tests = sorted({path for pattern in (tests_override or target.tests) for path in glob.glob(pattern, root_dir=ROOT)})
         if not tests:
             raise SystemExit(f"tools/mutation.py: no test file matches {target.tests} for {target.name}")
         config = "\n".join([
@@ -117,7 +120,7 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
             f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
             f"pytest_add_cli_args = {json.dumps([a for test in target.deselect for a in ('--deselect', test)])}",
             # the tests read the bundled decks and seeds from beside the package
-            'also_copy = ["decks", "seeds", "studyapp", "tools"]', "",
+            'also_copy = ["decks", "seeds", "studyapp", "tools", "docs", "README.md"]', "",
         ])
         with open(scratch / "pyproject.toml", "a", encoding="utf-8") as handle:
             handle.write(config)
@@ -135,7 +138,7 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
         for module in target.modules:
             meta = json.loads((scratch / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
             for mutant, code in sorted(meta["exit_code_by_key"].items()):
-                if only is not None and mutant not in only:
+                if only is not None and not any(fnmatch.fnmatchcase(mutant, pattern) for pattern in only):
                     continue
                 status = status_by_exit_code[code]
                 counts = outcome.by_module.setdefault(module, {"killed": 0, "survived": 0, "equivalent": 0})
@@ -161,7 +164,11 @@ import json, sys
 from mutmut.mutation.diff_apply import get_diff_for_mutant
 shown = {}
 for mutant in json.loads(sys.stdin.read()):
-    diff = get_diff_for_mutant(mutant)
+    try:
+        diff = get_diff_for_mutant(mutant)
+    except Exception as error:  # a diff that cannot be shown must not lose the run's figures
+        shown[mutant] = f"(no diff: {error!r})"
+        continue
     shown[mutant] = "\\n".join(l for l in diff.splitlines()[2:] if l.startswith(("+", "-", "@@")))
 print(json.dumps(shown))
 """
@@ -170,7 +177,9 @@ print(json.dumps(shown))
 def _show(scratch: Path, mutants: list[str]) -> dict[str, str]:
     """Each mutant's diff, all in one process (``mutmut show`` per mutant costs a second each)."""
     shown = subprocess.run([sys.executable, "-c", _SHOW], cwd=scratch, input=json.dumps(mutants),
-                           capture_output=True, text=True, check=True)
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
+        return {m: f"(no diff: mutmut failed: {shown.stderr.strip().splitlines()[-1:]})" for m in mutants}
     return json.loads(shown.stdout)
 
 
@@ -181,22 +190,28 @@ def summary(o: Outcome, commit: str) -> dict:
             "other_mutants": {k: sorted(v) for k, v in sorted(o.other.items())}}
 
 
-def rechecked(last: dict, rerun: dict, commit: str) -> dict:
-    """The last full figures with its survivors' new verdicts: killed or listed equivalent since."""
+def rechecked(last: dict, rerun: dict, commit: str, rerun_names: list[str]) -> dict:
+    """The last full figures with the rerun survivors' new verdicts: killed or listed equivalent since.
+    Survivors left out of the rerun (--mutants) keep their verdict."""
     record = json.loads(json.dumps(last))
     record["commit"], record["seconds"] = commit, rerun["seconds"]
     record["rechecked"] = f"survivors of {last['commit']} rerun at {commit}"
+    if rerun.get("tests"):
+        record["rechecked"] += f" against {', '.join(rerun['tests'])} (the tests added since; the others are unchanged)"
+    if len(rerun_names) < len(last["survivors"]):
+        record["rechecked"] += f"; {len(rerun_names)} of its {len(last['survivors'])} survivors were rerun"
     for module, counts in record["by_module"].items():
         new = rerun["by_module"].get(module, {"killed": 0, "survived": 0, "equivalent": 0})
-        was = counts["survived"]
         counts["killed"] += new["killed"]
         counts["equivalent"] += new["equivalent"]
-        counts["survived"] = new["survived"]
-        assert new["killed"] + new["equivalent"] + new["survived"] <= was, module
+        counts["survived"] -= new["killed"] + new["equivalent"]
+        assert counts["survived"] >= new["survived"], module
     for name in ("killed", "equivalent"):
         record[name] += rerun[name]
-    record["survived"] = rerun["survived"]
-    record["survivors"] = rerun["survivors"]
+    record["survived"] -= rerun["killed"] + rerun["equivalent"]
+    kept = {m: d for m, d in last["survivors"].items() if m not in rerun_names}
+    record["survivors"] = {**kept, **rerun["survivors"]}
+    assert record["survived"] == len(record["survivors"]), (record["survived"], len(record["survivors"]))
     return record
 
 
@@ -238,6 +253,8 @@ def write_report(results: dict) -> None:
         after = results[t.name]["after"]
         lines += ["", f"## {t.name}: {t.what} ({after['seconds']} s at {after['commit']})", "",
                   f"Tests: {', '.join(t.tests)}"]
+        if after.get("part"):
+            lines += ["", f"A part of the target was run: {after['part']}."]
         if after.get("rechecked"):
             lines += ["", f"Only the survivors were run again ({after['rechecked']}); the other mutants keep the "
                           "verdict of that full run."]
@@ -247,6 +264,8 @@ def write_report(results: dict) -> None:
             lines += ["", f"Surviving mutants ({after['survived']}):", ""]
             for mutant, diff in after["survivors"].items():
                 lines += [f"- `{mutant}`", "", "  ```diff", *[f"  {l}" for l in diff.splitlines()], "  ```"]
+    if NOTES.exists():  # how the figures were measured, when that is worth knowing (kept by hand)
+        lines += ["", NOTES.read_text(encoding="utf-8").rstrip()]
     REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -255,6 +274,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=[t.name for t in TARGETS])
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--baseline", action="store_true", help="record this run as the targets' 'before' figures")
+    parser.add_argument("--mutants", action="append", metavar="GLOB",
+                        help="run only the mutants whose mutmut name matches (e.g. 'studyapp.core.lints.*'): a part "
+                             "of a target, reported as such")
+    parser.add_argument("--tests", action="append", metavar="GLOB",
+                        help="with --recheck: only these test files (a survivor has already survived the others, "
+                             "when they are unchanged since)")
     parser.add_argument("--recheck", action="store_true",
                         help="run only the mutants that survived the target's last run (with the source unchanged, "
                              "a killed mutant stays killed when tests are only added) and update its figures")
@@ -268,18 +293,23 @@ def main(argv: list[str] | None = None) -> int:
     for target in chosen:
         print(f"mutation: {target.name} ({', '.join(target.modules)})...", file=sys.stderr, flush=True)
         last = results.get(target.name, {}).get("after")
-        only = sorted(last["survivors"]) if args.recheck and last else None
+        only = sorted(last["survivors"]) if args.recheck and last else args.mutants
+        if args.recheck and last and args.mutants:
+            only = [m for m in only if any(fnmatch.fnmatchcase(m, pattern) for pattern in args.mutants)]
         if only == []:
             print(f"mutation: {target.name}: no survivor to recheck", file=sys.stderr)
             continue
-        outcome = run_target(target, args.jobs, equivalent, only)
+        outcome = run_target(target, args.jobs, equivalent, only, args.tests if args.recheck else None)
         outcomes.append(outcome)
         record = summary(outcome, commit)
-        if only is not None:
-            record = rechecked(last, record, commit)
+        if args.recheck and last:
+            record["tests"] = args.tests
+            record = rechecked(last, record, commit, only)
+        elif args.mutants:  # a part of a target, not a recheck
+            record["part"] = f"only the mutants matching {', '.join(args.mutants)}"
         print(f"mutation: {target.name}: {record['killed']} killed, {record['survived']} survived, "
               f"{record['equivalent']} equivalent, score {_percent(_score(record))} ({outcome.seconds:.0f} s"
-              f"{', survivors rechecked' if only is not None else ''})", file=sys.stderr, flush=True)
+              f"{', survivors rechecked' if args.recheck else ''})", file=sys.stderr, flush=True)
         # read again: another target may have finished meanwhile (runs of different targets can overlap)
         results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
         entry = results.setdefault(target.name, {})

@@ -223,7 +223,7 @@ def document_title(deck: Deck) -> str:
         text = read_seed_file(Path(deck.seed_path))
     except SeedUnreadable:
         return deck.title
-    end = text.find("\n---\n", 4)
+    end = text.find("\n---\n", 3)  # from the newline ending the opening ---: empty front matter closes at once
     if not text.startswith("---\n") or end < 0:
         return deck.title
     try:
