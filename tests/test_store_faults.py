@@ -350,3 +350,38 @@ def test_an_unreadable_database_is_called_unreadable_not_read_only(as_nobody):
         env={**os.environ, "STUDYAPP_DECKS": ""})
     assert done.returncode == 1
     assert done.stderr.strip().startswith(f"studyapp: error: cannot read {database}: permission denied"), done.stderr
+
+
+def test_opening_a_profile_twice_in_one_process_keeps_the_first_connections_locks(tmp_path):
+    """The app opens a second store on the same file (the background sync). Reading the file's
+    header with open() and close() around SQLite would drop the first connection's POSIX locks,
+    and another process closing its connection could then take the file for unused and remove
+    the WAL under us. The probe asks, from another process, whether SQLite's shared lock is held."""
+    import subprocess
+    import sys
+
+    from studyapp.core.clock import FakeClock
+    from studyapp.store import open_store
+
+    database = tmp_path / "profile.sqlite3"
+    probe = ("import fcntl, os\n"
+             f"fd = os.open({str(database)!r}, os.O_RDWR)\n"
+             "try:\n"
+             "    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 510, 0x40000002, 0)\n"  # SQLite's SHARED range
+             "    print('free')\n"
+             "except OSError:\n"
+             "    print('held')\n")
+
+    def shared_lock() -> str:
+        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+
+    first = open_store(database, clock=FakeClock(1_800_000_000_000))
+    try:
+        assert shared_lock() == "held"
+        second = open_store(database, clock=FakeClock(1_800_000_000_000))
+        assert shared_lock() == "held"
+        second.close()
+        assert shared_lock() == "held"
+    finally:
+        first.close()
+    assert shared_lock() == "free"

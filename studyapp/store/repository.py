@@ -145,6 +145,7 @@ class Store:
         self._last_scheduler: tuple[Settings, int] | None = None
         self.writes = 0
         self._cleanup: Callable[[], object] | None = None
+        self._open_key = schema.note_open(Path(conn.execute("PRAGMA database_list").fetchone()[2] or path))
         conn.create_function("studyapp_rank", 2, rank, deterministic=True)
 
     # -- life cycle
@@ -154,6 +155,8 @@ class Store:
             self.conn.close()
         except sqlite3.Error:
             pass
+        schema.note_closed(self._open_key)
+        self._open_key = None
         if self._cleanup is not None:
             self._cleanup()
             self._cleanup = None

@@ -387,6 +387,42 @@ def os_error(error: OSError, path: Path, *, reading: bool = False) -> StudyappEr
 # ---------------------------------------------------------------- checks before opening
 
 
+# SQLite holds POSIX (fcntl) locks on an open database, and POSIX drops every lock a process
+# holds on a file when any descriptor of that file is closed. Reading the header with open() and
+# close() while this process has the database open through SQLite would drop them, and another
+# process closing its connection could then take the file for unused and remove its WAL. So a file
+# this process already has open is never read around SQLite: it was checked when first opened.
+_OPEN_HERE: dict[tuple[int, int], int] = {}
+
+
+def _file_key(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+def note_open(path: Path) -> tuple[int, int] | None:
+    """Count a connection this process opened on ``path``; give the key to ``note_closed``."""
+    key = _file_key(path)
+    if key is not None:
+        _OPEN_HERE[key] = _OPEN_HERE.get(key, 0) + 1
+    return key
+
+
+def note_closed(key: tuple[int, int] | None) -> None:
+    if key is not None and key in _OPEN_HERE:
+        _OPEN_HERE[key] -= 1
+        if _OPEN_HERE[key] <= 0:
+            del _OPEN_HERE[key]
+
+
+def open_here(path: Path) -> bool:
+    key = _file_key(path)
+    return key is not None and key in _OPEN_HERE
+
+
 def check_file(path: Path) -> bool | None:
     """Look at an existing file before SQLite opens it.
 
@@ -400,6 +436,8 @@ def check_file(path: Path) -> bool | None:
     if path.is_dir():
         raise StudyappError(f"{path} is a folder, not a progress database; move it away, or choose another "
                             "profile with --profile NAME")
+    if open_here(path):
+        return True
     try:
         with path.open("rb") as handle:
             header = handle.read(100)
@@ -419,6 +457,8 @@ def check_file(path: Path) -> bool | None:
 
 def header_short_of_pages(path: Path) -> str | None:
     """A hint, not a verdict: the header counts more pages than the file holds (then SQLite checks)."""
+    if open_here(path):
+        return None
     try:
         size = path.stat().st_size
         with path.open("rb") as handle:
