@@ -456,9 +456,8 @@ def check_file(path: Path) -> bool | None:
 
 
 def header_short_of_pages(path: Path) -> str | None:
-    """A hint, not a verdict: the header counts more pages than the file holds (then SQLite checks)."""
-    if open_here(path):
-        return None
+    """A hint, not a verdict: the header counts more pages than the file holds (then SQLite checks).
+    Read only for a message about damage SQLite found, so reading around SQLite is acceptable here."""
     try:
         size = path.stat().st_size
         with path.open("rb") as handle:
