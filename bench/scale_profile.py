@@ -36,6 +36,9 @@ def build(folder: Path, cards: int, reviews: int, seed: int = 7) -> dict:
     wanted = {"cards": cards, "reviews": reviews, "seed": seed, "now_ms": NOW_MS}
     out = {"decks": str(folder / "decks"), "home": str(folder / "home"), "now_ms": NOW_MS}
     if marker.exists() and json.loads(marker.read_text()) == wanted:
+        # A profile kept from an older studyapp is brought to the current schema (as `study` would
+        # do): the read-only commands timed here refuse an older one.
+        open_store(folder / "home" / "profiles" / "default.sqlite3", clock=FakeClock(NOW_MS)).close()
         return out
     folder.mkdir(parents=True, exist_ok=True)
     write_bank(folder, cards, decks=max(1, cards // 25_000), seed=seed)
