@@ -57,8 +57,6 @@ class StudyApp(App[int]):
         self._quit_code = 0
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self.set_keymap(config.keys)
-        # The learner's keys by binding id, for labels drawn outside the footer (the grade bar).
-        self.learner_keys: dict[str, str] = dict(config.keys)
         if config.theme in self.available_themes:
             self.theme = config.theme
         else:

@@ -218,7 +218,7 @@ class ReviewScreen(AppScreen):
         """The first key of a binding as the learner has mapped it, as the footer shows keys."""
         from textual.binding import Binding
 
-        keys = self.app.learner_keys.get(binding_id) or keymap.BY_ID[binding_id].keys
+        keys = self.app.config.keys.get(binding_id) or keymap.BY_ID[binding_id].keys  # the learner's [keys]
         return self.app.get_key_display(Binding(keys.split(",")[0].strip(), ""))
 
     # ------------------------------------------------------------ keys
