@@ -103,7 +103,9 @@ async def test_a_quiz_in_english_asks_and_checks_in_english(harness):
         question = app.screen.session.current
         assert question.card.front == "Which consistency guarantee does 3FS give its data?"
         assert set(question.options) == {"Eventual consistency", "Causal consistency", "Strong consistency", "Session consistency"}
-        assert flat(question.card.front) in flat(screen_text(app)) and "强一致" not in screen_text(app)
+        # The session exists a moment before its question is drawn: wait for the drawing, not a guess.
+        await wait_for(pilot, lambda: flat(question.card.front) in flat(screen_text(app)), "the question drawn")
+        assert "强一致" not in screen_text(app)
         await pilot.press(str(question.options.index("Strong consistency") + 1))
         await wait_for(pilot, lambda: app.screen.session.answers, "the answer")
         assert app.screen.session.answers[0].correct
