@@ -355,6 +355,24 @@ class Store:
                 f"json_group_array(d) FROM ({query} ORDER BY r.item_id, r.id)", args).fetchone()
         return [json.loads(column) for column in found]
 
+    def simulator_log_figures(self, deck_ids: Sequence[str], since_ms: int) -> tuple[dict[int, int], int]:
+        """What the workload simulator needs of the log besides the answers (Anki's
+        ``simulate_request_to_config``): each item's interval (days) of the last answer that left it
+        in review (a relearning card's ``ivl`` in Anki: the interval of the review it lapsed from),
+        and how many items of ``deck_ids`` were first answered after ``since_ms`` (Anki's
+        ``introduced:1``: the first answer with a grade, cram included, after the previous rollover)."""
+        marks = ",".join("?" * len(deck_ids))
+        in_decks = (f"item_id IN (SELECT id FROM items WHERE deck_id IN ({marks})) "
+                    "AND (uid IS NULL OR uid NOT IN (SELECT uid FROM undone_log))")
+        with self.guarded():
+            intervals = dict(self.conn.execute(
+                f"SELECT item_id, interval FROM review_log WHERE {in_decks} AND kind = 'review' "
+                "AND state_after = 'review' AND interval > 0 ORDER BY id", list(deck_ids)))
+            (introduced,) = self.conn.execute(
+                f"SELECT count(*) FROM (SELECT min(time_ms) AS first FROM review_log WHERE {in_decks} "
+                "AND rating != 0 GROUP BY item_id) WHERE first > ?", [*deck_ids, since_ms]).fetchone()
+        return intervals, introduced
+
     def delete_preset(self, name: str) -> None:
         """Remove a preset; its decks go back to Default."""
         if name == DEFAULT_PRESET:
