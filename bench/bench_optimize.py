@@ -94,7 +94,7 @@ def run(quick: bool = False) -> list[dict]:
     from studyapp.core.scheduler import DEFAULT_PARAMETERS
 
     reviews = 10_000 if quick else 100_000
-    repeat = 2 if quick else 3
+    repeat = 2 if quick else 5
     base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     folder = Path(tempfile.mkdtemp(prefix="bench-optimize-", dir=base))
     try:
@@ -115,7 +115,8 @@ def run(quick: bool = False) -> list[dict]:
                 search="", current_params=list(DEFAULT_PARAMETERS), ignore_revlogs_before_ms=0,
                 num_of_relearning_steps=1, health_check=False)
 
-        times = interleaved_medians({"studyapp": studyapp_fit, "anki": anki_fit}, repeat)
+        cpu: dict[str, float] = {}
+        times = interleaved_medians({"studyapp": studyapp_fit, "anki": anki_fit}, repeat, cpu=cpu)
         fit, anki = results["studyapp"], results["anki"]
         worst = max(abs(a - b) for a, b in zip(fit.parameters, anki.params))
         store.close()
@@ -125,7 +126,8 @@ def run(quick: bool = False) -> list[dict]:
     size = f"{reviews:,} reviews"
     return [row(f"optimize on {size} (fit + evaluation)", times["studyapp"], times["anki"], "s",
                 note=(f"studyapp: optimize_preset (log read, Anki's conversion, fsrs-rs fit, old and new evaluated); "
-                      f"Anki: compute_fsrs_params on the same log; {fit.items:,} training items on both sides "
+                      f"Anki: compute_fsrs_params on the same log; CPU {cpu['studyapp']:.2f} s against {cpu['anki']:.2f} s "
+                      f"({cpu['studyapp'] / cpu['anki']:.2f}x); {fit.items:,} training items on both sides "
                       f"(Anki {anki.fsrs_items:,}); largest parameter difference {worst:.1e}; "
                       f"data built in {built:.0f} s"))]
 

@@ -103,6 +103,7 @@ def child(script_path: str, out_path: str) -> int:
     # FSRS is one switch for the whole collection, which no package carries (docs/export.md).
     col.set_config("fsrs", True)
     results = []
+    fitted = None  # the last optimize step's parameters
     for step in script["steps"]:
         _set_clock(step["at"], tz)
         op = step["op"]
@@ -176,7 +177,7 @@ def child(script_path: str, out_path: str) -> int:
                 note.fields[0] = f"c{index:04d}"
                 col.add_note(note, deck_id)
                 card_ids.extend(note.card_ids())
-            for card_index, at, rating, kind in step["events"]:
+            for card_index, at, rating, kind, *taken in step["events"]:
                 _set_clock(at, tz)
                 card_id = card_ids[card_index]
                 if kind == "cram":
@@ -193,6 +194,10 @@ def child(script_path: str, out_path: str) -> int:
                                                              rating=CardAnswer.Rating.values()[rating - 1]))
                 if kind == "undone":
                     col.undo()
+                elif taken:
+                    # How long the answer took, as the event says (the clock stands still here).
+                    col.db.execute("UPDATE revlog SET time = ? WHERE id = (SELECT max(id) FROM revlog WHERE cid = ?)",
+                                   taken[0], card_id)
                 if kind == "cram":
                     col.sched.empty_filtered_deck(filtered)
                     col.decks.remove([filtered])
@@ -210,8 +215,34 @@ def child(script_path: str, out_path: str) -> int:
                                                         ignore_revlogs_before_ms=0)
                 evaluations[label] = {"log_loss": ev.log_loss, "rmse_bins": ev.rmse_bins}
             kinds = col.db.all("SELECT type, factor = 0, count(*) FROM revlog GROUP BY 1, 2")
+            fitted = list(response.params)
             results.append({"op": op, "params": list(response.params), "fsrs_items": response.fsrs_items,
                             "evaluations": evaluations, "revlog_kinds": kinds})
+        elif op == "optimal_retention":
+            # Deck Options > "Compute minimum recommended retention" (SimulatorModal.svelte: a year,
+            # no extra new cards), with the load balancer off and the review order given.
+            from anki.scheduler_pb2 import SimulateFsrsReviewRequest
+
+            col.set_config("loadBalancerEnabled", bool(step.get("load_balancer", False)))
+            params = fitted if step["params"] == "fitted" else list(step["params"])
+            request = SimulateFsrsReviewRequest(
+                params=params, desired_retention=step.get("desired_retention", 0.9), deck_size=0,
+                days_to_simulate=365, new_limit=step["new_limit"], review_limit=step["review_limit"],
+                max_interval=step.get("max_interval", 36500), search=step.get("search", ""),
+                new_cards_ignore_review_limit=False, easy_days_percentages=[1.0] * 7,
+                review_order=step["review_order"], historical_retention=0.9,
+                learning_step_count=step["learning_steps"], relearning_step_count=step["relearning_steps"])
+            tables = col._backend.get_optimal_retention_parameters(search=step.get("search", ""))
+            simulated = col._backend.simulate_fsrs_review(request)  # the same simulation, seed 42
+            results.append({"op": op, "params": params,
+                            "optimal_retention": col._backend.compute_optimal_retention(request),
+                            "simulation": {"review_cnt_per_day": list(simulated.daily_review_count),
+                                           "learn_cnt_per_day": list(simulated.daily_new_count),
+                                           "cost_per_day": list(simulated.daily_time_cost),
+                                           "memorized_cnt_per_day": list(simulated.accumulated_knowledge_acquisition)},
+                            "tables": {name: list(getattr(tables, name)) for name in (
+                                "first_rating_prob", "review_rating_prob", "learning_step_transitions",
+                                "relearning_step_transitions", "state_rating_costs")}})
         elif op == "add_note":
             note = col.new_note(col.models.by_name(step["notetype"]))
             for index, value in enumerate(step["fields"]):

@@ -91,3 +91,65 @@ def test_check_reports_a_broken_curriculum_beside_decks(cli_env, tmp_path):
     assert result.returncode == 1
     problems = json.loads(result.stdout)["problems"]
     assert [(p["code"], p["line"]) for p in problems] == [("unknown-deck", 3)]
+
+
+# ---------------------------------------------------------------- the team's parameters (preset:)
+
+
+def _parameters(w2: float) -> list[float]:
+    """FSRS-6's defaults with w2 (the stability after a first Good) set to ``w2``."""
+    from studyapp.core.scheduler import DEFAULT_PARAMETERS
+
+    return [*DEFAULT_PARAMETERS[:2], w2, *DEFAULT_PARAMETERS[3:]]
+
+
+def test_a_curriculum_preset_is_checked_with_its_line(tmp_path):
+    head = "schema: 1\ntracks:\n  - {id: a, decks: [qwen3-training], target: 90%}\n"
+    path = write(tmp_path, head + f"preset:\n  name: Team\n  parameters: {_parameters(3.0)}\n")
+    curriculum, problems = load_curriculum(path, KNOWN)
+    assert problems == [] and curriculum.preset.name == "Team"
+    assert curriculum.preset.parameters == tuple(_parameters(3.0))
+    path = write(tmp_path, head + f"preset:\n  name: Team\n  parameters: {_parameters(3.0)[:20]}\n")
+    (problem,) = load_curriculum(path, KNOWN)[1]
+    assert (problem.code, problem.line) == ("bad-preset", 6) and "expected 21 numbers" in problem.message
+    path = write(tmp_path, head + f"preset:\n  name: Team\n  parameters: {_parameters(-1.0)}\n")
+    (problem,) = load_curriculum(path, KNOWN)[1]
+    assert (problem.code, problem.line) == ("bad-preset", 6) and "parameters[2] = -1.0 is outside" in problem.message
+    path = write(tmp_path, head + "preset:\n  parameters: [1]\n  shared: yes\n")
+    assert codes_and_lines(path) == [("missing-field", 5), ("unknown-key", 6)]  # the mapping starts on 5
+
+
+def test_the_team_parameters_schedule_the_curriculum_decks_until_the_learner_fits_their_own(tmp_path):
+    """A curriculum's ``preset:`` schedules its decks (and only those) for a learner whose profile
+    has no parameters fitted for the deck's preset; a fit of their own wins. Read off the first
+    Good of a new card: its stability is w2 of the parameters it was scheduled with."""
+    from studyapp.core.clock import FakeClock
+    from studyapp.core.scheduler import DEFAULT_PARAMETERS
+    from studyapp.core.settings import Location
+    from studyapp.tui.services import Services
+
+    folder = tmp_path / "decks"
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "s.md").write_text("alpha\n", encoding="utf-8")
+    folder.mkdir()
+    for deck_id in ("inside", "outside"):
+        (folder / f"{deck_id}.yaml").write_text(
+            f"schema: 1\nid: {deck_id}\ntitle: {deck_id}\nseed: ../seeds/s.md\ncards:\n"
+            "  - {id: one, type: basic, front: Q?, back: A, source: alpha}\n"
+            "  - {id: two, type: basic, front: Q2?, back: A2, source: alpha}\n", encoding="utf-8")
+    (folder / "curriculum.yaml").write_text(
+        "schema: 1\ntracks:\n  - {id: t, decks: [inside], target: 90%}\n"
+        f"preset:\n  name: Team\n  parameters: {_parameters(5.0)}\n", encoding="utf-8")
+    services = Services(Location(tmp_path / "home", "default", ()), clock=FakeClock(1_780_000_000_000),
+                        deck_paths=[folder])
+
+    def first_good(deck_id: str):
+        session = services.session([deck_id])
+        assert session.next() is not None
+        return session.answer(3).after.stability, session.preset_for(deck_id).name
+
+    assert first_good("inside") == (pytest.approx(5.0), "Team")
+    assert first_good("outside") == (pytest.approx(DEFAULT_PARAMETERS[2]), "Default")
+    services.store().save_fitted_parameters("Default", _parameters(7.0), reviews=400, items=300, source="profile",
+                                            fit={})
+    assert first_good("inside") == (pytest.approx(7.0), "Default")

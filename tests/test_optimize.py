@@ -287,6 +287,29 @@ def test_the_stores_kind_column_is_kind_of(tmp_path):
     store.close()
 
 
+def test_the_stores_columns_are_its_rows_with_ankis_days(tmp_path):
+    """Store.optimizer_columns (what optimize_preset reads: SQLite sorts, JSON hands over) holds
+    optimizer_rows' rows column by column, each with Anki's days_elapsed worked out in SQL, and
+    the conversion of either gives the same items."""
+    store, h = _store(tmp_path, SPECS[1])
+    rollover = o.next_day_at_s(settings_for(SPECS[1]), h["now_ms"])
+    for decks, later in ((None, 0), (["d"], 0), (["d"], 40 * 86_400)):
+        # ``later``: a rollover before some answers, where Anki's max(0, ...) holds days at 0.
+        at = rollover - later
+        rows = store.optimizer_rows(decks)
+        columns = store.optimizer_columns(at, decks)
+        assert [list(c) for c in zip(*rows)] == columns[:4]
+        assert columns[4] == [o.days_elapsed(at, time_ms) for time_ms in columns[1]]
+        after = [days for time_ms, days in zip(columns[1], columns[4]) if time_ms // 1000 > at]
+        assert bool(after) == bool(later) and set(after) <= {0}
+        mine, theirs = o.training_set_from_columns(columns, at), o.training_set(rows, at)
+        assert list(map(repr, mine.items)) == list(map(repr, theirs.items)) and mine.size > 0
+        assert (mine.card_ids, mine.times, mine.reviews, mine.cards) == (
+            theirs.card_ids, theirs.times, theirs.reviews, theirs.cards)
+    assert store.optimizer_columns(rollover, ["no-such-deck"]) == [[], [], [], [], []]
+    store.close()
+
+
 def test_a_preset_no_deck_uses_is_named_as_such(tmp_path):
     store, h = _store(tmp_path, SPECS[0])
     store.save_preset(Preset(name="Spare"))

@@ -17,12 +17,14 @@ import os
 import subprocess
 import sys
 
+import fsrs_rs_python
 import pytest
 
 import anki_driver
 from engine_support import location
-from optimize_support import SPECS, deck_for, history, record, settings_for
+from optimize_support import SPECS, deck_for, duration_of, history, record, settings_for
 from studyapp.core import optimize as o
+from studyapp.core import workload as w
 from studyapp.core.clock import FakeClock
 from studyapp.core.scheduler import DEFAULT_PARAMETERS
 from studyapp.store import open_store
@@ -107,3 +109,63 @@ def test_the_cli_under_ankis_clock_gives_ankis_parameters(tmp_path):
     document = json.loads(done.stdout)
     assert document["items"] == anki["fsrs_items"]
     assert document["parameters"] == pytest.approx(anki["params"], abs=TOLERANCE)
+
+
+# Anki's review order "Ease descending": its simulator priority is the crate's default (difficulty),
+# the only one the Python crate offers (docs/engine.md, Workload and retention).
+EASE_DESCENDING = 6
+
+
+@pytest.mark.parametrize("spec", [SPECS[i] for i in (1, 8, 9, 11, 17)], ids=lambda s: f"seed{s['seed']}")
+def test_the_simulation_and_minimum_recommended_retention_are_ankis(tmp_path, spec):
+    """Deck Options' simulator and "Compute minimum recommended retention" on Anki's replayed
+    collection, and studyapp's on its store of the same history (answer times included), with the
+    default parameters and with the ones Anki fitted:
+
+    - the tables Anki extracts from its revlog (grade shares, step transitions, answer costs)
+      equal studyapp's to the last f32 bit;
+    - Anki's year simulated from the cards as they stand (``simulate_fsrs_review``, seed 42:
+      reviews, new cards, seconds and cards remembered, day by day) is one of the sixteen the
+      crate runs on studyapp's cards at the first retention its search tries (seeds 42 to 57),
+      which checks every card's memory state, due day, last review day and lapses;
+    - the minimum recommended retention is Anki's."""
+    h = history(spec)
+    store = _studyapp(tmp_path, h)
+    events = [[*event, duration_of(event[0], event[1], event[2])] for event in h["events"]]
+    common = {"op": "optimal_retention", "at": h["now_ms"], "new_limit": 9999, "review_limit": 9999,
+              "review_order": EASE_DESCENDING, "learning_steps": 2, "relearning_steps": 1}
+    script = {"collection": str(tmp_path / "anki"), "tz": spec["tz"], "rollover": spec["rollover"],
+              "steps": [{"op": "replay", "at": h["events"][0][1] - 60_000, "cards": h["cards"], "events": events},
+                        {"op": "optimize", "at": h["now_ms"], "current": list(DEFAULT_PARAMETERS)},
+                        dict(common, params=list(DEFAULT_PARAMETERS)), dict(common, params="fitted")]}
+    results = anki_driver.run(script, tmp_path)["results"]
+    found = []
+    for anki in results[2:]:
+        if anki["params"] != list(DEFAULT_PARAMETERS):
+            store.save_fitted_parameters("Default", anki["params"], reviews=1, items=1, source="test", fit={})
+        scheduled, config, cards = w.simulation_inputs(store, store.load_presets(), store.load_settings(),
+                                                       {"d": h["cards"]}, h["now_ms"])
+        assert list(scheduled.parameters) == pytest.approx(anki["params"], abs=1e-6)
+        for name in anki["tables"]:
+            values = getattr(config, name)
+            assert (sum(values, []) if isinstance(values[0], list) else values) == anki["tables"][name], name
+        runs = []
+
+        def keep(result, _parameters):
+            runs.append({name: list(getattr(result, name)) for name in anki["simulation"]})
+            return sum(result.cost_per_day) / result.memorized_cnt_per_day[-1]
+
+        simulated = fsrs_rs_python.default_simulator_config()
+        for name in w._CONFIG_FIELDS:
+            setattr(simulated, name, getattr(config, name))
+        simulated.deck_size = len(cards)
+        fsrs_rs_python.optimal_retention(simulated, list(scheduled.parameters), cards, keep)
+        assert anki["simulation"] in runs[:16]
+        ours = w.ankis_minimum_recommended_retention(scheduled.parameters, config, cards)
+        found.append((ours, anki["optimal_retention"]))
+    store.close()
+    print(f"\nseed {spec['seed']}: {len(cards)} cards, fit adopted {results[3]['params'] != list(DEFAULT_PARAMETERS)}; "
+          "minimum recommended retention, studyapp and Anki: "
+          + "; ".join(f"{ours:.6f} {theirs:.6f}" for ours, theirs in found))
+    for ours, theirs in found:
+        assert ours == theirs

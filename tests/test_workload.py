@@ -30,12 +30,28 @@ def test_the_config_takes_the_learners_answer_times_and_first_grades():
                                 next_day_at_s=NDA)
     default = fsrs_rs_python.default_simulator_config()
     costs = config.state_rating_costs
-    assert costs[0][2] == pytest.approx(4.0) and costs[0][0] == pytest.approx(9.0)  # learning Good, Again
-    assert costs[1][2] == pytest.approx(5.0) and costs[1][3] == pytest.approx(3.0)
+    # Each figure blended with the crate's default by n / (50 + n), as fsrs-rs's
+    # extract_simulator_config(smooth = true) does for Anki, and the costs rounded to 0.01 s:
+    # learning Good took 6 s and 2 s (mean 4 s, n = 2): 2/52 * 4 + 50/52 * 13.78 = 13.40.
+    assert costs[0][2] == pytest.approx(13.40, abs=1e-5) and costs[0][0] == pytest.approx(19.37, abs=1e-5)
+    assert costs[1][2] == pytest.approx(12.24, abs=1e-5) and costs[1][3] == pytest.approx(8.82, abs=1e-5)
+    assert costs[1][0] == pytest.approx(19.14, abs=1e-5)
     assert costs[1][1] == pytest.approx(default.state_rating_costs[1][1])  # never pressed: the default
-    assert config.first_rating_prob == pytest.approx([0.5, 0.0, 0.5, 0.0])  # cards 1 (Good) and 2 (Again)
-    assert config.review_rating_prob == pytest.approx([0.0, 0.5, 0.5])  # of Hard/Good/Easy: Good and Easy
+    # First answers of a day: learning Good (card 1) and Again (card 2); the cram row's day and the
+    # untimed row count for nothing. Shares [0.5, 0, 0.5, 0] blended by 2/52 with the defaults.
+    assert config.first_rating_prob == pytest.approx(
+        [2 / 52 * 0.5 + 50 / 52 * 0.24, 50 / 52 * 0.094, 2 / 52 * 0.5 + 50 / 52 * 0.495, 50 / 52 * 0.171], abs=1e-6)
+    # Reviews: Again (not a share), Good and Easy: [0, 0.5, 0.5] of Hard/Good/Easy, blended alike.
+    assert config.review_rating_prob == pytest.approx(
+        [50 / 52 * 0.224, 2 / 52 * 0.5 + 50 / 52 * 0.631, 2 / 52 * 0.5 + 50 / 52 * 0.145], abs=1e-6)
+    # Card 1's learning day went Good then Good: from Good, counts [1, 1, 2, 1] after Laplace's one,
+    # shares [0.2, 0.2, 0.4, 0.2], blended by 5/55 with the default row.
+    assert config.learning_step_transitions[2][2] == pytest.approx(5 / 55 * 0.4 + 50 / 55 * 0.8462, abs=1e-6)
+    # No relearning day: Laplace's ones alone, a uniform 0.25, blended by 4/54.
+    assert config.relearning_step_transitions[0][0] == pytest.approx(4 / 54 * 0.25 + 50 / 54 * 0.2157, abs=1e-6)
     assert (config.deck_size, config.learn_limit, config.review_limit, config.max_ivl) == (3, 5, 50, 100.0)
+    # Anki hands the simulator no daily time cap and its own new-cards-ignore-review-limit (off).
+    assert config.max_cost_perday == w.F32_MAX and config.new_cards_ignore_review_limit is False
 
 
 def test_more_retention_costs_more_reviews_and_the_minimum_is_in_ankis_range(tmp_path):

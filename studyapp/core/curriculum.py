@@ -18,21 +18,26 @@ A deck folder may hold one ``curriculum.yaml``::
       questions: 20
       pass: 80%
       seed: 2026
+    preset:                    # optional: the team's parameters for newcomers
+      name: Team               # the pooled fit (`studyapp optimize --from LOG... --preset Team`)
+      parameters: [0.21, ...]  # its 21 numbers (`--json` prints them as "parameters")
 
 It is validated like a deck: every problem with its line, in one pass.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .models import Position
-from .problems import ERROR, DeckLoadError, Problem
+from .presets import DEFAULT_PRESET, Preset, Presets
+from .problems import ERROR, DeckLoadError, Problem, StudyappError
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
 CURRICULUM_NAMES = ("curriculum.yaml", "curriculum.yml")
-TOP_KEYS = {"schema", "title", "description", "tracks", "exam", "min_coverage"}
+TOP_KEYS = {"schema", "title", "description", "tracks", "exam", "min_coverage", "preset"}
+PRESET_KEYS = {"name", "parameters"}
 TRACK_KEYS = {"id", "title", "decks", "target", "days", "after"}
 EXAM_KEYS = {"questions", "pass", "seed", "mode"}
 
@@ -66,6 +71,13 @@ class Curriculum:
     # the deck sets its own (None: no minimum).
     min_coverage: float | None = None
     min_coverage_position: Position = Position(1, 1)
+    # The team's FSRS parameters (a pooled fit) for the curriculum's decks, for a learner with
+    # none fitted of their own: a Preset with a name and parameters only.
+    preset: Preset | None = None
+
+    @property
+    def deck_ids(self) -> list[str]:
+        return list(dict.fromkeys(deck_id for track in self.tracks for deck_id in track.deck_ids))
 
 
 def find_curricula(folders: list[Path]) -> list[Path]:
@@ -140,9 +152,56 @@ def load_curriculum(path: Path, known_decks: set[str]) -> tuple[Curriculum | Non
         if curriculum.min_coverage is None:
             report(curriculum.min_coverage_position, "bad-share",
                    f"min_coverage {data['min_coverage']!r} is not a share: write it as 80% or 0.8 (above 0, at most 100%)")
+    if "preset" in data:
+        curriculum.preset = _preset(data["preset"], data.value_positions["preset"], report)
     if any(p.is_error for p in problems):
         return None, problems
     return curriculum, problems
+
+
+def _preset(raw, position: Position, report) -> Preset | None:
+    if not isinstance(raw, LocatedDict):
+        report(position, "wrong-type", "'preset' must be a mapping with 'name' and 'parameters' (21 numbers)")
+        return None
+    for key in raw:
+        if key not in PRESET_KEYS:
+            report(raw.key_positions[key], "unknown-key",
+                   f"unknown key '{key}' in preset; allowed: {', '.join(sorted(PRESET_KEYS))}")
+    name, parameters = raw.get("name"), raw.get("parameters")
+    if not isinstance(name, str) or not name.strip():
+        report(raw.value_positions.get("name", position), "missing-field", "'preset' needs a 'name'")
+        return None
+    if not isinstance(parameters, list):
+        report(raw.value_positions.get("parameters", position), "missing-field",
+               "'preset' needs 'parameters': the 21 FSRS numbers of the pooled fit "
+               "(studyapp optimize --from LOG... --json prints them)")
+        return None
+    try:
+        preset = Preset(name=name, parameters=tuple(parameters))
+        preset.validate()
+    except StudyappError as error:
+        report(raw.value_positions["parameters"], "bad-preset", error.message)
+        return None
+    return preset
+
+
+def scheduling_presets(curriculum: Curriculum | None, presets: Presets, fitted) -> Presets:
+    """The presets a session schedules with: ``presets``, but each deck of the curriculum whose
+    preset has no parameters fitted in this profile (``fitted``: ``Store.fitted_parameters()``,
+    by preset name) takes the curriculum preset's parameters, its other options staying the
+    preset's. A learner's own fit (or a pooled one they stored) wins over the curriculum's."""
+    if curriculum is None or curriculum.preset is None:
+        return presets
+    team = curriculum.preset
+    overrides = {}
+    for deck_id in curriculum.deck_ids:
+        base = presets.for_deck(deck_id)
+        if base.name in fitted:
+            continue
+        # Its own name, so that a session keeps one scheduler per preset and parameter set.
+        name = team.name if base.name == DEFAULT_PRESET else f"{base.name} + {team.name}"
+        overrides[deck_id] = replace(base, name=name, parameters=team.parameters)
+    return replace(presets, overrides={**presets.overrides, **overrides}) if overrides else presets
 
 
 def _track(raw, position: Position, known_decks: set[str], seen: dict[str, Position], report) -> Track | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from itertools import groupby, starmap
+from itertools import compress, groupby, repeat
 from operator import gt, itemgetter, sub
 from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
@@ -124,68 +124,115 @@ def _first_learn(rows: Sequence[tuple], kinds: list[int], ratings: list[int]) ->
     return first_learn
 
 
-def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: int = 0):
-    """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows (``LogRow`` order:
-    card, time_ms, rating, kind) in time order: (the rows kept, their (rating, delta_t) reviews,
-    [(time_ms, length)] one per item: the item is the first ``length`` reviews), or None when
-    the card gives no item."""
-    kinds, ratings = list(map(_KIND, rows)), list(map(_RATING, rows))
-    first_learn = _first_learn(rows, kinds, ratings)
+def _card_history(times: Sequence[int], ratings: Sequence[int], kinds: Sequence[int], days: Sequence[int],
+                  ignore_before_ms: int):
+    """One card's columns in time order -> (its kept answers' times, ratings and delta_t), or None
+    when it gives no item (params.rs ``reviews_for_fsrs``, training)."""
+    first_learn = _first_learn(times, kinds, ratings)
     # Training ignores a card with no learning answer (its history started mid-way, e.g. an
     # import of reviews without their learning steps) and one first learnt before the cutoff.
-    if first_learn is None or rows[first_learn][1] < ignore_before_ms:
+    if first_learn is None or times[first_learn] < ignore_before_ms:
         return None
     if KIND_CRAM in kinds or 0 in ratings:
-        kept = [row for row in rows[first_learn:] if row[2] > 0 and row[3] != KIND_CRAM]
-        ratings = list(map(_RATING, kept))
-    else:
-        kept = rows[first_learn:]
-        ratings = ratings[first_learn:]
-    if len(kept) < 2:
+        keep = [r > 0 and k != KIND_CRAM for r, k in zip(ratings[first_learn:], kinds[first_learn:])]
+        times = list(compress(times[first_learn:], keep))
+        ratings = list(compress(ratings[first_learn:], keep))
+        days = list(compress(days[first_learn:], keep))
+    elif first_learn:
+        times, ratings, days = times[first_learn:], ratings[first_learn:], days[first_learn:]
+    if len(times) < 2:
         return None
-    times = list(map(_TIME, kept))
-    # Anki's RevlogEntry::days_elapsed: whole days from the row (whole seconds) to today's
-    # rollover, Rust's truncating division, never below 0 (days_elapsed() above).
-    if times[-1] // 1000 < next_day_at_s:
-        days = [(next_day_at_s - t // 1000) // DAY_SECS for t in times]
-    else:  # answers after today's rollover (a clock put back)
-        days = [days_elapsed(next_day_at_s, t) for t in times]
-    deltas = [0, *map(sub, days, days[1:])]
+    # delta_t: study days since the previous kept answer (0 for the first and on the same day).
+    return times, ratings, [0, *map(sub, days, days[1:])]
+
+
+def _days(next_day_at_s: int, times: Sequence[int]) -> list[int]:
+    """Anki's RevlogEntry::days_elapsed of each time (ms), as ``days_elapsed``."""
+    if not times or max(times) // 1000 < next_day_at_s:
+        return [(next_day_at_s - t // 1000) // DAY_SECS for t in times]
+    return [days_elapsed(next_day_at_s, t) for t in times]  # answers after today's rollover (a clock put back)
+
+
+def card_reviews(rows: Sequence[tuple], next_day_at_s: int, ignore_before_ms: int = 0):
+    """Anki's ``reviews_for_fsrs`` with ``training = true`` for one card's rows (``LogRow`` order:
+    card, time_ms, rating, kind) in time order: (the times of the answers kept, their (rating,
+    delta_t) reviews, [(time_ms, length)] one per item: the item is the first ``length`` reviews),
+    or None when the card gives no item."""
+    times, ratings, kinds = list(map(_TIME, rows)), list(map(_RATING, rows)), list(map(_KIND, rows))
+    found = _card_history(times, ratings, kinds, _days(next_day_at_s, times), ignore_before_ms)
+    if found is None:
+        return None
+    times, ratings, deltas = found
     # One item per answer on a later day than the one before it, holding every answer so far;
     # same-day answers stay in the history of the next item but make none of their own.
-    items = [(times[index], index + 1) for index in range(1, len(kept)) if deltas[index] > 0]
+    items = list(zip(compress(times, deltas), compress(range(1, len(times) + 1), deltas)))
     if not items:
         return None
-    return kept, list(zip(ratings, deltas)), items
+    return times, list(zip(ratings, deltas)), items
+
+
+class _Reviews(dict):
+    """Shared FSRSReview objects by (rating, delta_t): the crate copies each review into its item,
+    so a thousand distinct pairs stand for the million references of a large log."""
+
+    def __missing__(self, key):
+        value = self[key] = fsrs_rs_python.FSRSReview(*key)
+        return value
 
 
 def training_set(rows: Iterable[tuple], next_day_at_s: int, *, ignore_before_ms: int = 0) -> TrainingSet:
     """Anki's ``fsrs_items_for_training``. ``rows`` (``LogRow`` order) grouped by card; within a
     card they are put in time order (Anki reads its revlog by card, then id = time)."""
-    gathered = []
-    out = TrainingSet()
-    review_type, item_type = fsrs_rs_python.FSRSReview, fsrs_rs_python.FSRSItem
-    by_time = itemgetter(1)
-    for card, group in groupby(rows, key=itemgetter(0)):
-        card_rows = list(group)
-        out.rows += len(card_rows)
-        # Rows come in the order they were written; one merged from another device can be older.
-        times = list(map(by_time, card_rows))
-        if any(map(gt, times, times[1:])):
-            card_rows.sort(key=by_time)
-        found = card_reviews(card_rows, next_day_at_s, ignore_before_ms)
+    rows = rows if isinstance(rows, list) else list(rows)
+    if not rows:
+        return TrainingSet()
+    cards, times, ratings, kinds = list(zip(*rows))[:4]
+    return training_set_from_columns((cards, times, ratings, kinds, _days(next_day_at_s, times)), next_day_at_s,
+                                     ignore_before_ms=ignore_before_ms)
+
+
+def training_set_from_columns(columns: Sequence[Sequence[int]], next_day_at_s: int, *,
+                              ignore_before_ms: int = 0) -> TrainingSet:
+    """``training_set`` of rows given as columns: cards, times (ms), ratings, kinds and each row's
+    ``days_elapsed`` to ``next_day_at_s`` (``Store.optimizer_columns``)."""
+    cards, times, ratings, kinds, days = columns
+    out = TrainingSet(rows=len(cards))
+    reviews, item_type = _Reviews().__getitem__, fsrs_rs_python.FSRSItem
+    items: list = []
+    item_cards: list[int] = []
+    item_times: list[int] = []
+    start = 0
+    for card, group in groupby(cards):
+        end = start + len(list(group))
+        card_times = times[start:end]
+        if any(map(gt, card_times, card_times[1:])):
+            # Rows come in the order they were written; one merged from another device can be older.
+            order = sorted(range(start, end), key=times.__getitem__)
+            found = _card_history([times[i] for i in order], [ratings[i] for i in order],
+                                  [kinds[i] for i in order], [days[i] for i in order], ignore_before_ms)
+        else:
+            found = _card_history(card_times, ratings[start:end], kinds[start:end], days[start:end],
+                                  ignore_before_ms)
+        start = end
         if found is None:
             continue
-        kept, reviews, items = found
-        out.reviews += len(kept)
+        kept_times, kept_ratings, deltas = found
+        # One item per answer on a later day than the one before it, holding every answer so far;
+        # same-day answers stay in the history of the next item but make none of their own.
+        ends = list(compress(range(1, len(deltas) + 1), deltas))
+        if not ends:
+            continue
+        objects = list(map(reviews, zip(kept_ratings, deltas)))
+        items += map(item_type, map(objects.__getitem__, map(slice, ends)))
+        item_times += compress(kept_times, deltas)
+        item_cards += repeat(card, len(ends))
+        out.reviews += len(deltas)
         out.cards += 1
-        objects = list(starmap(review_type, reviews))
-        gathered += [(time_ms, card, item_type(objects[:length])) for time_ms, length in items]
     # Sorted by the time of the item's last review (Anki: by revlog id); ties keep card order.
-    gathered.sort(key=itemgetter(0))
-    out.items = [item for _, _, item in gathered]
-    out.card_ids = [card for _, card, _ in gathered]
-    out.times = [time_ms for time_ms, _, _ in gathered]
+    order = sorted(range(len(item_times)), key=item_times.__getitem__)
+    out.items = list(map(items.__getitem__, order))
+    out.card_ids = list(map(item_cards.__getitem__, order))
+    out.times = list(map(item_times.__getitem__, order))
     return out
 
 
@@ -306,6 +353,7 @@ class OptimizerStore(Protocol):
     def load_presets(self) -> Presets: ...
     def stored_decks(self) -> list[str]: ...
     def optimizer_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple]: ...
+    def optimizer_columns(self, next_day_at_s: int, deck_ids: Sequence[str] | None = None) -> list[list[int]]: ...
     def save_fitted_parameters(self, preset: str, parameters, *, reviews: int, items: int, source: str,
                                fit: dict, fitted_ms: int | None = None) -> None: ...
 
@@ -353,9 +401,10 @@ def optimize_preset(store: OptimizerStore, preset: str = DEFAULT_PRESET, *, now_
     collecting = gc.isenabled()
     gc.disable()
     try:
-        rows = store.optimizer_rows(None if set(decks) == set(stored) else decks)
-        data = training_set(rows, next_day_at_s(settings, now_ms))
-        del rows
+        rollover = next_day_at_s(settings, now_ms)
+        columns = store.optimizer_columns(rollover, None if set(decks) == set(stored) else decks)
+        data = training_set_from_columns(columns, rollover)
+        del columns
     finally:
         if collecting:
             gc.enable()

@@ -15,7 +15,7 @@ they are stable across restarts; Anki salts with the day number instead.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from .problems import StudyappError
@@ -153,8 +153,13 @@ class Presets:
 
     presets: Mapping[str, Preset]
     assignments: Mapping[str, str]
+    # Deck id -> the preset it is scheduled with instead (a curriculum's team parameters:
+    # core.curriculum.scheduling_presets); never stored.
+    overrides: Mapping[str, Preset] = field(default_factory=dict)
 
     def for_deck(self, deck_id: str) -> Preset:
+        if deck_id in self.overrides:
+            return self.overrides[deck_id]
         return self.presets.get(self.assignments.get(deck_id, DEFAULT_PRESET)) or self.default
 
     @property

@@ -137,10 +137,15 @@ class Services:
         (all when none); blocking."""
         from ..core.session import ReviewSession
 
+        from ..core.curriculum import scheduling_presets
+
         decks = self.decks(deck_ids)
         store = self.store()
+        curriculum = self.curriculum()
         with self.lock:
-            return ReviewSession(store, decks, clock=self.clock, cram=cram, custom=custom)
+            # A curriculum's team parameters schedule its decks until the learner fits their own.
+            presets = scheduling_presets(curriculum, store.load_presets(), store.fitted_parameters())
+            return ReviewSession(store, decks, clock=self.clock, cram=cram, custom=custom, presets=presets)
 
     def overview(self) -> ReviewSession:
         """A session over every deck, kept for the home, browse and stats screens (never answered)."""
