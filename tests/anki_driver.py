@@ -177,8 +177,19 @@ def child(script_path: str, out_path: str) -> int:
                 note.fields[0] = f"c{index:04d}"
                 col.add_note(note, deck_id)
                 card_ids.extend(note.card_ids())
+            # "reopen_after": the collection is closed and opened again before an answer that comes
+            # at least that many ms after the one before (0: before every answer), as a learner
+            # starting Anki for a session. An open collection keeps the day it worked out
+            # (scheduler_info) until that day's next_day_at, which on a daylight-saving morning is
+            # an hour off the zone's rollover (docs/engine.md, Study days).
+            reopen_after = step.get("reopen_after")
+            previous = None
             for card_index, at, rating, kind, *taken in step["events"]:
                 _set_clock(at, tz)
+                if reopen_after is not None and previous is not None and at - previous >= reopen_after:
+                    col.close()
+                    col = Collection(str(folder / "collection.anki2"))
+                previous = at
                 card_id = card_ids[card_index]
                 if kind == "cram":
                     filtered = col.decks.new_filtered("Cram")

@@ -16,6 +16,8 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import fsrs_rs_python
 import pytest
@@ -26,7 +28,7 @@ from optimize_support import SPECS, deck_for, duration_of, history, record, sett
 from studyapp.core import optimize as o
 from studyapp.core import workload as w
 from studyapp.core.clock import FakeClock
-from studyapp.core.scheduler import DEFAULT_PARAMETERS
+from studyapp.core.scheduler import DEFAULT_PARAMETERS, NEW_STATE, ReviewScheduler
 from studyapp.store import open_store
 
 pytestmark = pytest.mark.skipif(anki_driver.faketime_library() is None,
@@ -116,7 +118,7 @@ def test_the_cli_under_ankis_clock_gives_ankis_parameters(tmp_path):
 EASE_DESCENDING = 6
 
 
-@pytest.mark.parametrize("spec", [SPECS[i] for i in (1, 8, 9, 11, 17)], ids=lambda s: f"seed{s['seed']}")
+@pytest.mark.parametrize("spec", [SPECS[i] for i in (1, 3, 8, 9, 11, 17)], ids=lambda s: f"seed{s['seed']}")
 def test_the_simulation_and_minimum_recommended_retention_are_ankis(tmp_path, spec):
     """Deck Options' simulator and "Compute minimum recommended retention" on Anki's replayed
     collection, and studyapp's on its store of the same history (answer times included), with the
@@ -128,14 +130,19 @@ def test_the_simulation_and_minimum_recommended_retention_are_ankis(tmp_path, sp
       reviews, new cards, seconds and cards remembered, day by day) is one of the sixteen the
       crate runs on studyapp's cards at the first retention its search tries (seeds 42 to 57),
       which checks every card's memory state, due day, last review day and lapses;
-    - the minimum recommended retention is Anki's."""
+    - the minimum recommended retention is Anki's.
+
+    Anki is started again for each session (a gap of an hour), as studyapp counts days: seed
+    1003 answers at 05:06 on the morning Los Angeles moved its clocks, where a collection left
+    open since the day before counts another day (the test below)."""
     h = history(spec)
     store = _studyapp(tmp_path, h)
     events = [[*event, duration_of(event[0], event[1], event[2])] for event in h["events"]]
     common = {"op": "optimal_retention", "at": h["now_ms"], "new_limit": 9999, "review_limit": 9999,
               "review_order": EASE_DESCENDING, "learning_steps": 2, "relearning_steps": 1}
     script = {"collection": str(tmp_path / "anki"), "tz": spec["tz"], "rollover": spec["rollover"],
-              "steps": [{"op": "replay", "at": h["events"][0][1] - 60_000, "cards": h["cards"], "events": events},
+              "steps": [{"op": "replay", "at": h["events"][0][1] - 60_000, "cards": h["cards"], "events": events,
+                         "reopen_after": 3_600_000},
                         {"op": "optimize", "at": h["now_ms"], "current": list(DEFAULT_PARAMETERS)},
                         dict(common, params=list(DEFAULT_PARAMETERS)), dict(common, params="fitted")]}
     results = anki_driver.run(script, tmp_path)["results"]
@@ -169,3 +176,36 @@ def test_the_simulation_and_minimum_recommended_retention_are_ankis(tmp_path, sp
           + "; ".join(f"{ours:.6f} {theirs:.6f}" for ours, theirs in found))
     for ours, theirs in found:
         assert ours == theirs
+
+
+def test_an_answer_after_the_spring_rollover_counts_as_a_freshly_opened_anki_counts(tmp_path):
+    """Los Angeles, rollover 05:00: Easy on a new card on 6 March, Good on 7 March, Good at 05:06
+    PDT on 8 March, the morning the clocks went forward. An Anki opened that morning places the
+    answer on 8 March (next_day_at 05:00 PDT on 9 March): one elapsed day, 18 days. An Anki left
+    open since 7 March still holds that day's timing (scheduler/mod.rs ``scheduler_info``) until
+    its next_day_at, 7 March 05:00 PST + 24 h = 06:00 PDT, so at 05:06 it is still 7 March: no
+    elapsed day, 14 days. studyapp counts as the freshly opened Anki (it keeps no day between
+    answers, and a replay of the log must give the same states)."""
+    zone = ZoneInfo("America/Los_Angeles")
+    at = [int(datetime(2026, 3, day, hour, minute, tzinfo=zone).timestamp() * 1000)
+          for day, hour, minute in ((6, 10, 0), (7, 10, 0), (8, 5, 6))]
+    events = [[0, at[0], 4, "review"], [0, at[1], 3, "review"], [0, at[2], 3, "review"]]
+    anki = {}
+    for name, reopen_after in (("open", None), ("reopened", 0)):
+        folder = tmp_path / name
+        folder.mkdir()
+        script = {"collection": str(folder / "anki"), "tz": "America/Los_Angeles", "rollover": 5,
+                  "steps": [{"op": "replay", "at": at[0] - 60_000, "cards": 1, "events": events,
+                             "reopen_after": reopen_after},
+                            {"op": "dump", "at": at[2] + 60_000}]}
+        anki[name] = anki_driver.run(script, folder)["results"][1]["cards"][0]
+    assert (anki["open"]["ivl"], anki["reopened"]["ivl"]) == (14, 18)
+    settings = settings_for({"tz": "America/Los_Angeles", "rollover": 5})
+    scheduler = ReviewScheduler(settings)
+    state = NEW_STATE
+    for _, time_ms, rating, _ in events:
+        state = scheduler.apply(state, "d/c0000/main", rating, time_ms).after
+    assert scheduler.elapsed_days(at[1], at[2]) == 1
+    assert state.interval == anki["reopened"]["ivl"]
+    assert [state.stability, state.difficulty] == pytest.approx(anki["reopened"]["memory"], abs=1e-4)
+    assert state.stability != pytest.approx(anki["open"]["memory"][0], abs=1)
