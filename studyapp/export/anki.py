@@ -329,7 +329,8 @@ def _write_atomically(package: genanki.Package, output: Path, now: float,
                 scratch_folder() as scratch:
             # genanki's own write_to_file leaves its SQLite file behind in /tmp; this does not.
             database = Path(scratch) / "collection.anki2"
-            connection = sqlite3.connect(database)
+            # URIs on: an export with progress attaches the profile read-only (progress._copy_revlog).
+            connection = sqlite3.connect(database.as_uri(), uri=True)
             try:
                 # A scratch file, deleted if anything fails: no journal and no syncs (genanki's
                 # schema alone made a dozen). The package itself is synced before it replaces

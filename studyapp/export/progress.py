@@ -26,6 +26,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from operator import itemgetter
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from .bulk import collector_paused
@@ -80,14 +81,33 @@ class LoggedReview(NamedTuple):
     duration_ms: int
 
 
+class LogSource(NamedTuple):
+    """A profile's review log left where it is: the export copies it into the package with SQL.
+
+    100,000 rows read into Python and written out again cost more than Anki's whole export;
+    SQLite carries them from one file to the other (``_copy_revlog``) without a Python object each."""
+
+    database: Path  # the profile's SQLite file, attached read-only
+    until_id: int  # the last log row when the items were read: later answers wait for the next export
+    count: int  # log rows up to it
+    item_ids: Mapping[str, int]  # item key -> its row id in the profile
+
+
 @dataclass
 class Progress:
-    """A profile's progress for the export: settings, items by key, the review log in order."""
+    """A profile's progress for the export: settings, items by key, the review log in order
+    (``log``, or ``source`` where the export reads it itself)."""
 
     settings: Settings
     items: Mapping[str, ItemProgress]
     log: Sequence[LoggedReview] = field(default_factory=list)
     presets: object = None  # core.presets.Presets; None: every deck uses the profile's settings
+    source: LogSource | None = None
+
+    @property
+    def review_count(self) -> int:
+        """Rows of the review log the export carries (those of items it has no card for included)."""
+        return len(self.log) if self.source is None else self.source.count
 
     def preset_of(self, deck_id: str) -> tuple[str, Settings]:
         """The name of the preset a deck uses and the settings it schedules with."""
@@ -241,16 +261,19 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
             "odid, flags, data) VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)",
             [(card_id, note_id, deck_id, card_ord, stamp, *values)
              for card_id, note_id, deck_id, card_ord, values in updates])
-    revlog = _revlog_rows(progress.log, ids_of)
     # In id order (the table's own) into a revlog without its indexes, which are then built once
     # from their own definitions: the package's revlog starts empty, and a sorted build beats
     # placing 100,000 rows one by one in two indexes.
-    revlog.sort(key=itemgetter(0))
     indexes = connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'revlog' "
                                  "AND sql IS NOT NULL ORDER BY name").fetchall()
     for name, _ in indexes:
         connection.execute(f'DROP INDEX "{name}"')
-    connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", revlog)
+    if progress.source is not None:
+        _copy_revlog(connection, progress.source, ids_of)
+    else:
+        revlog = _revlog_rows(progress.log, ids_of)
+        revlog.sort(key=itemgetter(0))
+        connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", revlog)
     for _, sql in indexes:
         connection.execute(sql)
     _write_options(connection, plan, per_deck, settings, days, crt, stamp)
@@ -278,6 +301,88 @@ def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list
             append((revlog_id, card_id, rating, interval, last_interval, revlog_factor(difficulty), duration,
                     kinds[before]))
     return rows
+
+
+# ids.revlog_ids in SQL, for a log where it is exact (``_copy_revlog`` checks that it is): a row
+# from Anki keeps its id, and the k-th row (in log order) answered at one millisecond takes that
+# millisecond plus k - 1. When these numbers are all distinct they are revlog_ids' own: the rows
+# before a row at the same millisecond hold exactly the k - 1 numbers after it, and nothing else
+# holds its number. When two collide (a row pushed onto a millisecond another row answered at),
+# revlog_ids decides, in Python.
+_RANKED_NUMBERS = """
+SELECT CASE WHEN anki_revlog_id IS NULL THEN time_ms + row_number() OVER same_number - 1 ELSE anki_revlog_id END,
+       id
+FROM studyapp_profile.review_log WHERE id <= :until
+WINDOW same_number AS (PARTITION BY coalesce(anki_revlog_id, time_ms) ORDER BY id)
+"""
+
+# _revlog_rows in SQL, row for row. The factor is Python's int(round(x)): x computed in the same
+# double operations (0.1 bound from Python, not parsed by SQLite), rounded half to even.
+_COPY_REVLOG = """
+INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type)
+SELECT number, card_id, -1, ease, ivl, last_interval,
+       CASE WHEN scaled IS NULL THEN 0
+            WHEN scaled >= 0 THEN truncated + CASE WHEN scaled - truncated > 0.5 THEN 1
+                                                   WHEN scaled - truncated < 0.5 THEN 0
+                                                   ELSE truncated & 1 END
+            ELSE truncated - CASE WHEN truncated - scaled > 0.5 THEN 1
+                                  WHEN truncated - scaled < 0.5 THEN 0
+                                  ELSE truncated & 1 END END,
+       duration, kind
+FROM (
+    SELECT number, card_id, ease, ivl, last_interval, duration, kind, scaled, CAST(scaled AS INTEGER) AS truncated
+    FROM (
+        SELECT n.number AS number, c.card_id AS card_id,
+               CASE r.kind WHEN 'reset' THEN 0 ELSE r.rating END AS ease,
+               CASE r.kind WHEN 'reset' THEN 0 ELSE r.interval END AS ivl,
+               r.last_interval AS last_interval,
+               CASE r.kind WHEN 'reset' THEN 0 ELSE r.duration_ms END AS duration,
+               CASE r.kind WHEN 'reset' THEN 4 WHEN 'cram' THEN 3
+                    ELSE CASE r.state_before WHEN 'new' THEN 0 WHEN 'learning' THEN 0 WHEN 'review' THEN 1
+                                             WHEN 'relearning' THEN 2 END END AS kind,
+               CASE WHEN r.kind IN ('reset', 'cram') THEN NULL
+                    ELSE ((r.difficulty - 1.0) / 9.0 + :tenth) * 1000.0 END AS scaled
+        FROM temp.export_number AS n
+        JOIN studyapp_profile.review_log AS r ON r.id = n.log_id
+        JOIN temp.export_card AS c ON c.item_id = r.item_id
+    )
+)
+ORDER BY number
+"""
+
+
+def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapping[str, int]) -> None:
+    """The profile's review log into the package's revlog, as ``_revlog_rows`` would write it."""
+    connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{source.database.as_uri()}?mode=ro",))
+    try:
+        connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
+        item_ids = source.item_ids
+        connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)",
+                               sorted((item_ids[key], card_id) for key, card_id in ids_of.items() if key in item_ids))
+        until = source.until_id
+        logged = connection.execute("SELECT count(*) FROM studyapp_profile.review_log WHERE id <= ?",
+                                    (until,)).fetchone()[0]
+        # Keyed by the number: a number taken twice is left out, which tells that revlog_ids must decide.
+        connection.execute("CREATE TEMP TABLE export_number (number INTEGER PRIMARY KEY, log_id INTEGER NOT NULL)")
+        numbered = connection.execute(f"INSERT OR IGNORE INTO temp.export_number {_RANKED_NUMBERS}",
+                                      {"until": until}).rowcount
+        if numbered != logged:
+            from .ids import revlog_ids
+
+            connection.execute("DROP TABLE temp.export_number")
+            connection.execute("CREATE TEMP TABLE export_number (number INTEGER NOT NULL, log_id INTEGER NOT NULL)")
+            rows = connection.execute("SELECT id, time_ms, anki_revlog_id FROM studyapp_profile.review_log "
+                                      "WHERE id <= ? ORDER BY id", (until,)).fetchall()
+            numbers = revlog_ids((time_ms, anki_id) for _, time_ms, anki_id in rows)
+            connection.executemany("INSERT INTO temp.export_number VALUES (?, ?)",
+                                   sorted(zip(numbers, (row[0] for row in rows))))
+        connection.execute(_COPY_REVLOG, {"tenth": 0.1})
+    finally:
+        connection.execute("DROP TABLE IF EXISTS temp.export_number")
+        connection.execute("DROP TABLE IF EXISTS temp.export_card")
+        # The profile stays attached until the caller's commit and close: SQLite detaches a database
+        # only outside the transaction that read it, and a commit here would be a second write
+        # transaction, a different change counter in the package's header than the Python path's.
 
 
 def _write_options(connection: sqlite3.Connection, plan: ExportPlan, per_deck: Mapping[str, tuple[str, Settings]],
@@ -326,6 +431,15 @@ def _preset(template: dict, preset_id: int, name: str, settings: Settings, now: 
 @collector_paused
 def gather_progress(store, settings: Settings) -> Progress:
     """The items and review log of a ``store.Store`` as the export needs them."""
+    conn = getattr(store, "conn", None)
+    database = conn.execute("PRAGMA database_list").fetchone()[2] if conn is not None else ""
+    if database:
+        return _gather_with_source(store, settings, Path(database))
+    return _gather_in_memory(store, settings)
+
+
+def _gather_in_memory(store, settings: Settings) -> Progress:
+    """``gather_progress`` with every log row read into ``Progress.log`` (a store without a file)."""
     from .ids import revlog_ids
 
     rows = store.all_items()
@@ -344,3 +458,30 @@ def gather_progress(store, settings: Settings) -> Progress:
                                    review_interval.get(row.id, 0)) for row in rows}
     presets = store.load_presets() if hasattr(store, "load_presets") else None
     return Progress(settings, items, reviews, presets)
+
+
+def _gather_with_source(store, settings: Settings, database: Path) -> Progress:
+    """``gather_progress`` that leaves the log in the profile for ``_copy_revlog`` to read."""
+    conn = store.conn
+    # Items and the log's extent from one snapshot: an answer given meanwhile waits for the next export.
+    began = not conn.in_transaction
+    if began:
+        with store.guarded():
+            conn.execute("BEGIN")
+    try:
+        rows = store.all_items()
+        with store.guarded():
+            until, count = conn.execute("SELECT coalesce(max(id), 0), count(*) FROM review_log").fetchone()
+            # The last review that left each item in review (as gather_progress's log pass finds it).
+            review_interval = dict(conn.execute(
+                "SELECT item_id, interval FROM review_log WHERE id IN (SELECT max(id) FROM review_log "
+                f"WHERE kind = 'review' AND state_after = '{REVIEW}' AND interval > 0 GROUP BY item_id)"))
+    finally:
+        if began:
+            with store.guarded():
+                conn.execute("COMMIT")
+    items = {row.key: ItemProgress(row.key, row.state, row.suspended, row.buried_day,
+                                   review_interval.get(row.id, 0)) for row in rows}
+    presets = store.load_presets() if hasattr(store, "load_presets") else None
+    return Progress(settings, items, [], presets,
+                    LogSource(database, until, count, {row.key: row.id for row in rows}))
