@@ -99,8 +99,12 @@ def revlog_of(package: Path, folder: Path) -> list[tuple]:
         connection.close()
 
 
+@pytest.mark.parametrize("everything", [False, True])
 @pytest.mark.parametrize("cascade", [False, True])
-def test_the_sql_copy_writes_the_package_the_python_path_writes(tmp_path, cascade):
+def test_the_sql_copy_writes_the_package_the_python_path_writes(tmp_path, cascade, everything):
+    # Every deck exported: the numbers come from SQL, or from revlog_ids after a collision; one
+    # deck left out: from revlog_ids, which numbers the rows of the items left out too.
+    exported_decks = [EXPORTED, OTHER] if everything else [EXPORTED]
     store = open_store(location(tmp_path / "probe"), clock=FakeClock(START))
     store.sync([EXPORTED, OTHER])
     items = {row.key: row.id for row in store.all_items()}
@@ -116,16 +120,16 @@ def test_the_sql_copy_writes_the_package_the_python_path_writes(tmp_path, cascad
     fast, slow = tmp_path / "fast.apkg", tmp_path / "slow.apkg"
     progress = gather_progress(store, SETTINGS)
     assert progress.source is not None and progress.log == [] and progress.review_count == len(rows)
-    export_anki([EXPORTED], fast, home=None, clock=lambda: (START + 3 * DAY_MS) / 1000, schedule=progress)
+    export_anki(exported_decks, fast, home=None, clock=lambda: (START + 3 * DAY_MS) / 1000, schedule=progress)
     in_memory = _gather_in_memory(store, SETTINGS)
     assert in_memory.source is None and in_memory.review_count == len(rows)
     assert in_memory.items == progress.items
-    export_anki([EXPORTED], slow, home=None, clock=lambda: (START + 3 * DAY_MS) / 1000, schedule=in_memory)
+    export_anki(exported_decks, slow, home=None, clock=lambda: (START + 3 * DAY_MS) / 1000, schedule=in_memory)
 
     copied = revlog_of(fast, tmp_path)
     assert copied == revlog_of(slow, tmp_path)
     # Every row of the exported deck's items is there, those of the deck left out are not.
-    exported = {items[key] for key in items if key.startswith("copied/")}
+    exported = {items[key] for key in items if everything or key.startswith("copied/")}
     assert len(copied) == sum(1 for row in rows if row[0] in exported) > 0
     assert {row[8] for row in copied} == {0, 1, 2, 3, 4}  # every revlog kind
     assert collection_bytes(fast) == collection_bytes(slow)

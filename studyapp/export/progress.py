@@ -303,83 +303,91 @@ def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list
     return rows
 
 
-# ids.revlog_ids in SQL, for a log where it is exact (``_copy_revlog`` checks that it is): a row
-# from Anki keeps its id, and the k-th row (in log order) answered at one millisecond takes that
-# millisecond plus k - 1. When these numbers are all distinct they are revlog_ids' own: the rows
-# before a row at the same millisecond hold exactly the k - 1 numbers after it, and nothing else
-# holds its number. When two collide (a row pushed onto a millisecond another row answered at),
-# revlog_ids decides, in Python.
-_RANKED_NUMBERS = """
-SELECT CASE WHEN anki_revlog_id IS NULL THEN time_ms + row_number() OVER same_number - 1 ELSE anki_revlog_id END,
-       id
-FROM studyapp_profile.review_log WHERE id <= :until
-WINDOW same_number AS (PARTITION BY coalesce(anki_revlog_id, time_ms) ORDER BY id)
+# _revlog_rows in SQL, column for column, for a row ``r`` of the log and ``c`` of its card. The factor
+# is Python's int(round(x)): x computed in the same double operations (0.1 bound from Python, not
+# parsed by SQLite), then rounded half to even.
+_SCALED = "((r.difficulty - 1.0) / 9.0 + :tenth) * 1000.0"
+_TRUNCATED = f"CAST({_SCALED} AS INTEGER)"
+_REVLOG_COLUMNS = f"""c.card_id, -1,
+       CASE r.kind WHEN 'reset' THEN 0 ELSE r.rating END,
+       CASE r.kind WHEN 'reset' THEN 0 ELSE r.interval END,
+       r.last_interval,
+       CASE WHEN r.kind IN ('reset', 'cram') OR r.difficulty IS NULL THEN 0
+            WHEN {_SCALED} >= 0 THEN {_TRUNCATED} + CASE WHEN {_SCALED} - {_TRUNCATED} > 0.5 THEN 1
+                                                        WHEN {_SCALED} - {_TRUNCATED} < 0.5 THEN 0
+                                                        ELSE {_TRUNCATED} & 1 END
+            ELSE {_TRUNCATED} - CASE WHEN {_TRUNCATED} - {_SCALED} > 0.5 THEN 1
+                                     WHEN {_TRUNCATED} - {_SCALED} < 0.5 THEN 0
+                                     ELSE {_TRUNCATED} & 1 END END,
+       CASE r.kind WHEN 'reset' THEN 0 ELSE r.duration_ms END,
+       CASE r.kind WHEN 'reset' THEN {REVLOG_MANUAL} WHEN 'cram' THEN {REVLOG_FILTERED}
+            ELSE CASE r.state_before WHEN '{NEW}' THEN {REVLOG_LEARNING} WHEN '{LEARNING}' THEN {REVLOG_LEARNING}
+                                     WHEN '{REVIEW}' THEN {REVLOG_REVIEW} WHEN '{RELEARNING}' THEN {REVLOG_RELEARNING}
+                                     END END"""
+_INSERT_REVLOG = "INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type)"
+
+# ids.revlog_ids in SQL: a row from Anki keeps its id, and the k-th row (in log order) answered at
+# one millisecond takes that millisecond plus k - 1. When these numbers are all distinct they are
+# revlog_ids' own (the rows before a row at its millisecond hold exactly the k - 1 numbers after it,
+# and no row holds its number), and the window's order is the numbers' order, so the rows reach the
+# revlog in id order without a second sort. A number taken twice is left out by OR IGNORE, and the
+# count short of the log's tells that revlog_ids must decide (a row pushed onto a millisecond that
+# another row was answered at). Staged in temp.export_revlog (see _copy_revlog).
+_COPY_RANKED = f"""INSERT OR IGNORE INTO temp.export_revlog
+SELECT CASE WHEN r.anki_revlog_id IS NULL THEN r.time_ms + row_number() OVER same_number - 1
+            ELSE r.anki_revlog_id END,
+       {_REVLOG_COLUMNS}
+FROM studyapp_profile.review_log AS r JOIN temp.export_card AS c ON c.item_id = r.item_id
+WHERE r.id <= :until
+WINDOW same_number AS (PARTITION BY coalesce(r.anki_revlog_id, r.time_ms) ORDER BY r.id)
+ORDER BY coalesce(r.anki_revlog_id, r.time_ms), r.id
 """
 
-# _revlog_rows in SQL, row for row. The factor is Python's int(round(x)): x computed in the same
-# double operations (0.1 bound from Python, not parsed by SQLite), rounded half to even.
-_COPY_REVLOG = """
-INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type)
-SELECT number, card_id, -1, ease, ivl, last_interval,
-       CASE WHEN scaled IS NULL THEN 0
-            WHEN scaled >= 0 THEN truncated + CASE WHEN scaled - truncated > 0.5 THEN 1
-                                                   WHEN scaled - truncated < 0.5 THEN 0
-                                                   ELSE truncated & 1 END
-            ELSE truncated - CASE WHEN truncated - scaled > 0.5 THEN 1
-                                  WHEN truncated - scaled < 0.5 THEN 0
-                                  ELSE truncated & 1 END END,
-       duration, kind
-FROM (
-    SELECT number, card_id, ease, ivl, last_interval, duration, kind, scaled, CAST(scaled AS INTEGER) AS truncated
-    FROM (
-        SELECT n.number AS number, c.card_id AS card_id,
-               CASE r.kind WHEN 'reset' THEN 0 ELSE r.rating END AS ease,
-               CASE r.kind WHEN 'reset' THEN 0 ELSE r.interval END AS ivl,
-               r.last_interval AS last_interval,
-               CASE r.kind WHEN 'reset' THEN 0 ELSE r.duration_ms END AS duration,
-               CASE r.kind WHEN 'reset' THEN 4 WHEN 'cram' THEN 3
-                    ELSE CASE r.state_before WHEN 'new' THEN 0 WHEN 'learning' THEN 0 WHEN 'review' THEN 1
-                                             WHEN 'relearning' THEN 2 END END AS kind,
-               CASE WHEN r.kind IN ('reset', 'cram') THEN NULL
-                    ELSE ((r.difficulty - 1.0) / 9.0 + :tenth) * 1000.0 END AS scaled
-        FROM temp.export_number AS n
-        JOIN studyapp_profile.review_log AS r ON r.id = n.log_id
-        JOIN temp.export_card AS c ON c.item_id = r.item_id
-    )
-)
-ORDER BY number
+# With the numbers revlog_ids gave, in id order (a number taken twice fails the insert, as the
+# Python path's does).
+_COPY_NUMBERED = f"""{_INSERT_REVLOG}
+SELECT n.number, {_REVLOG_COLUMNS}
+FROM temp.export_number AS n
+JOIN studyapp_profile.review_log AS r ON r.id = n.log_id
+JOIN temp.export_card AS c ON c.item_id = r.item_id
+ORDER BY n.number
 """
 
 
 def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapping[str, int]) -> None:
-    """The profile's review log into the package's revlog, as ``_revlog_rows`` would write it."""
+    """The profile's review log into the package's (empty) revlog, as ``_revlog_rows`` would write it."""
     connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{source.database.as_uri()}?mode=ro",))
     try:
         connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
         item_ids = source.item_ids
-        connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)",
-                               sorted((item_ids[key], card_id) for key, card_id in ids_of.items() if key in item_ids))
+        cards = sorted((item_ids[key], card_id) for key, card_id in ids_of.items() if key in item_ids)
+        connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)", cards)
         until = source.until_id
         logged = connection.execute("SELECT count(*) FROM studyapp_profile.review_log WHERE id <= ?",
                                     (until,)).fetchone()[0]
-        # Keyed by the number: a number taken twice is left out, which tells that revlog_ids must decide.
-        connection.execute("CREATE TEMP TABLE export_number (number INTEGER PRIMARY KEY, log_id INTEGER NOT NULL)")
-        numbered = connection.execute(f"INSERT OR IGNORE INTO temp.export_number {_RANKED_NUMBERS}",
-                                      {"until": until}).rowcount
-        if numbered != logged:
-            from .ids import revlog_ids
+        # Every item exported (the usual export of all decks): each log row has its card, and all
+        # of them in the revlog means no number was taken twice.
+        if len(cards) == len(item_ids):
+            # Staged in a temporary table: when revlog_ids must decide after all, the package's own
+            # pages have not been written and freed (its bytes stay those of the Python path's).
+            connection.execute("CREATE TEMP TABLE export_revlog (id INTEGER PRIMARY KEY, cid, usn, ease, ivl, lastIvl, "
+                               "factor, time, type)")
+            if connection.execute(_COPY_RANKED, {"until": until, "tenth": 0.1}).rowcount == logged:
+                connection.execute("INSERT INTO main.revlog SELECT * FROM temp.export_revlog ORDER BY id")
+                return
+        from .ids import revlog_ids
 
-            connection.execute("DROP TABLE temp.export_number")
-            connection.execute("CREATE TEMP TABLE export_number (number INTEGER NOT NULL, log_id INTEGER NOT NULL)")
-            rows = connection.execute("SELECT id, time_ms, anki_revlog_id FROM studyapp_profile.review_log "
-                                      "WHERE id <= ? ORDER BY id", (until,)).fetchall()
-            numbers = revlog_ids((time_ms, anki_id) for _, time_ms, anki_id in rows)
-            connection.executemany("INSERT INTO temp.export_number VALUES (?, ?)",
-                                   sorted(zip(numbers, (row[0] for row in rows))))
-        connection.execute(_COPY_REVLOG, {"tenth": 0.1})
+        connection.execute("CREATE TEMP TABLE export_number (number INTEGER NOT NULL, log_id INTEGER NOT NULL)")
+        rows = connection.execute("SELECT id, time_ms, anki_revlog_id FROM studyapp_profile.review_log "
+                                  "WHERE id <= ? ORDER BY id", (until,)).fetchall()
+        numbers = revlog_ids((time_ms, anki_id) for _, time_ms, anki_id in rows)
+        connection.executemany("INSERT INTO temp.export_number VALUES (?, ?)",
+                               sorted(zip(numbers, (row[0] for row in rows))))
+        connection.execute(_COPY_NUMBERED, {"tenth": 0.1})
     finally:
         connection.execute("DROP TABLE IF EXISTS temp.export_number")
         connection.execute("DROP TABLE IF EXISTS temp.export_card")
+        connection.execute("DROP TABLE IF EXISTS temp.export_revlog")
         # The profile stays attached until the caller's commit and close: SQLite detaches a database
         # only outside the transaction that read it, and a commit here would be a second write
         # transaction, a different change counter in the package's header than the Python path's.
