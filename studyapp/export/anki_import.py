@@ -13,10 +13,13 @@ package holds, the Anki reviews still join the log but studyapp's state stays.
 from __future__ import annotations
 
 import html
+import itertools
 import re
+import sqlite3
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import groupby, repeat
 from operator import itemgetter
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -64,9 +67,30 @@ class TakenState:
     buried_day: int
 
 
+class StagedReviews(NamedTuple):
+    """A plan's incoming reviews as rows of a table in the package's unpacked collection, in plan order.
+
+    The store copies them into the log with SQL (``Store.import_anki``); ``load`` reads them as
+    ``IncomingReview`` for anything else that asks for ``ImportPlan.reviews``."""
+
+    database: Path
+    table: str  # columns: seq (1, 2, ... in plan order), card_seq, then IncomingReview's fields
+    count: int
+    keys: list[str]  # the item key of each card_seq
+    last_rows: dict[str, int]  # item key -> the seq of its last staged row
+    collection: AnkiCollection  # held: its unpacked file (``database``) goes with it
+
+    def load(self) -> list[IncomingReview]:
+        connection = sqlite3.connect(f"{self.database.as_uri()}?mode=ro", uri=True)
+        try:
+            return list(map(tuple.__new__, repeat(IncomingReview), connection.execute(
+                f"SELECT {', '.join(IncomingReview._fields)} FROM {self.table} ORDER BY seq")))
+        finally:
+            connection.close()
+
+
 @dataclass
 class ImportPlan:
-    reviews: list[IncomingReview] = field(default_factory=list)
     states: dict[str, TakenState] = field(default_factory=dict)
     notes: int = 0
     notes_by_guid: int = 0
@@ -76,10 +100,32 @@ class ImportPlan:
     reviews_known: int = 0
     reviews_skipped: int = 0  # Anki's manual rescheduling rows: no answer to log
     kept_newer: list[str] = field(default_factory=list)  # items studyapp answered after Anki did
+    staged: StagedReviews | None = None
+    _reviews: list[IncomingReview] | None = field(default=None, repr=False)
+
+    @property
+    def reviews(self) -> list[IncomingReview]:
+        """The Anki reviews to append, in order (read from ``staged`` when first asked for)."""
+        if self._reviews is None:
+            self._reviews = self.staged.load() if self.staged is not None else []
+        return self._reviews
+
+    @reviews.setter
+    def reviews(self, rows: list[IncomingReview]) -> None:
+        self._reviews = rows
+
+    @property
+    def only_staged(self) -> bool:
+        """Whether the reviews are the staged rows, untouched (nobody has read them as a list)."""
+        return self._reviews is None and self.staged is not None
+
+    @property
+    def review_count(self) -> int:
+        return self.staged.count if self.only_staged else len(self.reviews)
 
     @property
     def changed(self) -> bool:
-        return bool(self.reviews or self.states)
+        return bool(self.review_count or self.states)
 
 
 def normalized(text: str) -> str:
@@ -277,29 +323,12 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
                     for text in _front_texts(deck, card):
                         by_text.setdefault((card.type == "cloze", text), []).append((deck, card))
         return by_text
-    revlog: dict[int, list[AnkiReview]] = {}
-    # A card's rows at a time (read_package gives them by card): a list per card, not a call per row.
-    for card_id, entries in groupby(collection.revlog, key=itemgetter(1)):
-        rows = revlog.get(card_id)
-        if rows is None:
-            revlog[card_id] = list(entries)
-        else:
-            rows.extend(entries)
     cards_of: dict[int, list[AnkiCard]] = {}
     for card in collection.cards:
         cards_of.setdefault(card.note_id, []).append(card)
 
-    anki_days: dict[int, int] = {}
-
-    def anki_day(number: int) -> int:
-        day = anki_days.get(number)
-        if day is None:
-            day = anki_days[number] = study_day_of_anki_day(collection, days, number)
-        return day
-
-    scheduling: dict[str, Settings] = {}
-
     plan = ImportPlan()
+    matched: list[tuple[str, Deck, AnkiCard]] = []  # (item key, deck, Anki card), in the plan's order
     for note in collection.notes.values():
         if note.id not in cards_of:
             continue
@@ -323,32 +352,181 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
             variant = variants.get(card.ord)
             if variant is None:
                 continue
-            key = f"{deck.id}/{bank_card.id}/{variant}"
             plan.cards_matched += 1
-            rows = revlog.get(card.id, [])
-            incoming, known_count, skipped = convert_reviews(key, rows, known.get(key, set()))
-            plan.reviews_known += known_count
-            plan.reviews_skipped += skipped
-            if not incoming:
-                continue
-            plan.reviews.extend(incoming)
-            # The latest answer is the last one: a card's revlog is in time order (its ids are times).
-            answered = next((r.time_ms for r in reversed(incoming) if r.kind == "review"), None)
-            if answered is not None and answered <= last_answer.get(key, 0):
-                plan.kept_newer.append(key)
-                continue
-            if answered is None and all(r.kind != "reset" for r in incoming):
-                continue
-            # The revlog is in time order per card: its last answer is the last row with a rating.
-            last = next((r.id for r in reversed(rows) if r.ease > 0), None)
-            deck_options = scheduling.get(deck.id)
-            if deck_options is None:
-                deck_options = scheduling[deck.id] = deck_settings(presets, settings, deck.id)[1]
-            taken = card_state(card, collection, deck_options, days, last, today, anki_day)
-            if taken is None:
-                taken = TakenState("", ItemState(), False, 0)
-            plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)
+            matched.append((f"{deck.id}/{bank_card.id}/{variant}", deck, card))
+
+    anki_days: dict[int, int] = {}
+
+    def anki_day(number: int) -> int:
+        day = anki_days.get(number)
+        if day is None:
+            day = anki_days[number] = study_day_of_anki_day(collection, days, number)
+        return day
+
+    scheduling: dict[str, Settings] = {}
+
+    def take(key: str, deck: Deck, card: AnkiCard, answered: int | None, reset: bool, last: int | None) -> None:
+        """Anki's state of ``card`` for item ``key``, whose incoming reviews end with the answer at
+        ``answered`` (None: no answer) and hold a reset or not; ``last``: the card's last answer."""
+        if answered is not None and answered <= last_answer.get(key, 0):
+            plan.kept_newer.append(key)
+            return
+        if answered is None and not reset:
+            return
+        deck_options = scheduling.get(deck.id)
+        if deck_options is None:
+            deck_options = scheduling[deck.id] = deck_settings(presets, settings, deck.id)[1]
+        taken = card_state(card, collection, deck_options, days, last, today, anki_day)
+        if taken is None:
+            taken = TakenState("", ItemState(), False, 0)
+        plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)
+
+    if collection.database is not None and _stageable(collection.database, matched):
+        _plan_staged(plan, collection, matched, known, take)
+    else:
+        _plan_in_python(plan, collection, matched, known, take)
     return plan
+
+
+def _stageable(database: Path, matched: Sequence[tuple[str, Deck, AnkiCard]]) -> bool:
+    """Whether ``_plan_staged`` plans exactly what ``_plan_in_python`` would: one Anki card per item
+    (two notes matched to one card by their text interleave in the Python plan) and a revlog of
+    integers (a factor that is not one has a difficulty of its own there)."""
+    if len({key for key, _, _ in matched}) != len(matched):
+        return False
+    connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
+    try:
+        odd = connection.execute(
+            "SELECT 1 FROM revlog WHERE typeof(cid) != 'integer' OR typeof(ivl) != 'integer' "
+            "OR typeof(lastIvl) != 'integer' OR typeof(factor) != 'integer' OR typeof(time) != 'integer' "
+            "OR typeof(type) != 'integer' LIMIT 1").fetchone()
+    except sqlite3.DatabaseError:
+        return False  # the Python path reads it again, and says what is wrong
+    finally:
+        connection.close()
+    return odd is None
+
+
+def _plan_in_python(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
+                    take) -> None:
+    revlog: dict[int, list[AnkiReview]] = {}
+    # A card's rows at a time (read_package gives them by card): a list per card, not a call per row.
+    for card_id, entries in groupby(collection.revlog, key=itemgetter(1)):
+        rows = revlog.get(card_id)
+        if rows is None:
+            revlog[card_id] = list(entries)
+        else:
+            rows.extend(entries)
+    reviews = plan.reviews
+    for key, deck, card in matched:
+        rows = revlog.get(card.id, [])
+        incoming, known_count, skipped = convert_reviews(key, rows, known.get(key, set()))
+        plan.reviews_known += known_count
+        plan.reviews_skipped += skipped
+        if not incoming:
+            continue
+        reviews.extend(incoming)
+        # The latest answer is the last one: a card's revlog is in time order (its ids are times).
+        answered = next((r.time_ms for r in reversed(incoming) if r.kind == "review"), None)
+        reset = any(r.kind == "reset" for r in incoming)
+        # The revlog is in time order per card: its last answer is the last row with a rating.
+        last = next((r.id for r in reversed(rows) if r.ease > 0), None)
+        take(key, deck, card, answered, reset, last)
+
+
+_STAGE_NUMBERS = itertools.count(1)
+
+# convert_reviews in SQL, for the revlog rows of the cards in temp.import_card. A learning row is the
+# card's first (state before: new) when no answer comes before it, or a reset comes after the last one.
+_STAGE = f"""
+SELECT seq, item_key, id,
+       CASE WHEN ease = 0 THEN 'reset' WHEN type = {REVLOG_FILTERED} AND factor = 0 THEN 'cram' ELSE 'review' END,
+       ease, id,
+       CASE WHEN ease = 0 OR time <= 0 THEN 0 ELSE time END,
+       CASE WHEN ease = 0 THEN '{REVIEW}' ELSE before END,
+       CASE WHEN ease = 0 THEN '{NEW}' WHEN ivl > 0 THEN '{REVIEW}'
+            WHEN before = '{RELEARNING}' OR (before = '{REVIEW}' AND ease <= 1) THEN '{RELEARNING}'
+            ELSE '{LEARNING}' END,
+       CASE WHEN ease = 0 THEN 0 ELSE ivl END,
+       lastIvl,
+       CASE WHEN ease = 0 THEN NULL ELSE (SELECT d.difficulty FROM temp.import_difficulty AS d
+                                          WHERE d.factor = r.factor) END
+FROM (
+    SELECT w.*, c.seq AS seq, c.item_key AS item_key,
+           CASE w.type WHEN {REVLOG_LEARNING} THEN CASE WHEN answered_before IS NULL
+                                                             OR reset_before > answered_before
+                                                        THEN '{NEW}' ELSE '{LEARNING}' END
+                       WHEN {REVLOG_RELEARNING} THEN '{RELEARNING}' ELSE '{REVIEW}' END AS before
+    FROM (
+        SELECT id, cid, ease, ivl, lastIvl, factor, time, type,
+               max(CASE WHEN ease > 0 THEN id END) OVER earlier AS answered_before,
+               max(CASE WHEN ease = 0 AND type = {REVLOG_MANUAL} AND factor = 0 THEN id END) OVER earlier
+                   AS reset_before,
+               EXISTS (SELECT 1 FROM temp.import_known AS k WHERE k.cid = revlog.cid AND k.id = revlog.id) AS known
+        FROM revlog
+        WHERE cid IN (SELECT cid FROM temp.import_card)
+        WINDOW earlier AS (PARTITION BY cid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    ) AS w
+    JOIN temp.import_card AS c ON c.cid = w.cid
+) AS r
+WHERE NOT known AND (ease > 0 OR (type = {REVLOG_MANUAL} AND factor = 0))
+ORDER BY seq, id
+"""
+
+
+def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
+                 take) -> None:
+    """``_plan_in_python`` with the reviews converted by SQL into a table of the unpacked collection."""
+    database = collection.database
+    table = f"studyapp_staged_{next(_STAGE_NUMBERS)}"
+    connection = sqlite3.connect(database, isolation_level=None)
+    try:
+        # The unpacked file is scratch, deleted with the collection object.
+        connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("CREATE TEMP TABLE import_card (cid INTEGER PRIMARY KEY, seq INTEGER NOT NULL, "
+                           "item_key TEXT NOT NULL)")
+        connection.executemany("INSERT INTO temp.import_card VALUES (?, ?, ?)",
+                               [(card.id, seq, key) for seq, (key, _, card) in enumerate(matched)])
+        connection.execute("CREATE TEMP TABLE import_known (cid INTEGER NOT NULL, id INTEGER NOT NULL, "
+                           "PRIMARY KEY (cid, id)) WITHOUT ROWID")
+        connection.executemany("INSERT OR IGNORE INTO temp.import_known VALUES (?, ?)",
+                               [(card.id, number) for key, _, card in matched for number in known.get(key, ())])
+        connection.execute("CREATE TEMP TABLE import_difficulty (factor INTEGER PRIMARY KEY, difficulty REAL)")
+        connection.executemany("INSERT INTO temp.import_difficulty VALUES (?, ?)",
+                               [(factor, d) for factor, d in _DIFFICULTY_OF_FACTOR.items() if d is not None])
+        connection.execute("BEGIN")
+        connection.execute(f"CREATE TABLE {table} (seq INTEGER PRIMARY KEY, card_seq INTEGER NOT NULL, "
+                           "item_key TEXT NOT NULL, anki_revlog_id INTEGER NOT NULL, kind TEXT NOT NULL, "
+                           "rating INTEGER NOT NULL, time_ms INTEGER NOT NULL, duration_ms INTEGER NOT NULL, "
+                           "state_before TEXT NOT NULL, state_after TEXT NOT NULL, interval INTEGER NOT NULL, "
+                           "last_interval INTEGER NOT NULL, difficulty REAL)")
+        count = connection.execute(f"INSERT INTO {table} (card_seq, {', '.join(IncomingReview._fields)}) "
+                                   f"{_STAGE}").rowcount
+        # Per card: rows known, manual rows left out, its last answer (all of its rows).
+        whole = {cid: rest for cid, *rest in connection.execute(
+            "SELECT cid, sum(known), sum(ease = 0 AND NOT known AND NOT (type = ? AND factor = 0)), "
+            "max(CASE WHEN ease > 0 THEN id END) "
+            "FROM (SELECT cid, id, ease, type, factor, EXISTS (SELECT 1 FROM temp.import_known AS k "
+            "      WHERE k.cid = revlog.cid AND k.id = revlog.id) AS known "
+            "      FROM revlog WHERE cid IN (SELECT cid FROM temp.import_card)) GROUP BY cid", (REVLOG_MANUAL,))}
+        # Per card with incoming reviews: its last answer among them, a reset among them, its last row.
+        incoming = {seq: rest for seq, *rest in connection.execute(
+            f"SELECT card_seq, max(CASE WHEN kind = 'review' THEN time_ms END), max(kind = 'reset'), max(seq) "
+            f"FROM {table} GROUP BY card_seq")}
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    last_rows: dict[str, int] = {}
+    for seq, (key, deck, card) in enumerate(matched):
+        known_count, skipped, last = whole.get(card.id, (0, 0, None))
+        plan.reviews_known += known_count
+        plan.reviews_skipped += skipped
+        mine = incoming.get(seq)
+        if mine is None:
+            continue
+        answered, reset, last_rows[key] = mine
+        take(key, deck, card, answered, bool(reset), last)
+    plan.staged = StagedReviews(database, table, count, [key for key, _, _ in matched], last_rows, collection)
 
 
 def _label(field_text: str) -> str:
