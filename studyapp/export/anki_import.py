@@ -68,25 +68,60 @@ class TakenState:
 
 
 class StagedReviews(NamedTuple):
-    """A plan's incoming reviews as rows of a table in the package's unpacked collection, in plan order.
-
-    The store copies them into the log with SQL (``Store.import_anki``); ``load`` reads them as
+    """A plan's incoming reviews, left in the package's unpacked collection: ``select(schema)`` is the SQL
+    that converts them (``convert_reviews``, row for row, in plan order) from the tables the plan wrote
+    there. The store copies them into the log with it (``Store.import_anki``); ``load`` reads them as
     ``IncomingReview`` for anything else that asks for ``ImportPlan.reviews``."""
 
     database: Path
-    table: str  # columns: seq (1, 2, ... in plan order), card_seq, then IncomingReview's fields
+    suffix: str  # of the plan's tables: studyapp_card<suffix>, studyapp_new<suffix>, ...
     count: int
     keys: list[str]  # the item key of each card_seq
-    last_rows: dict[str, int]  # item key -> the seq of its last staged row
+    last_rows: dict[str, int]  # item key -> the revlog id of its last incoming row
+    with_known: bool  # whether some rows are known (studyapp_known<suffix> has rows)
     collection: AnkiCollection  # held: its unpacked file (``database``) goes with it
+
+    def select(self, schema: str) -> str:
+        """card_seq, IncomingReview's fields, and ``position`` (0, 1, ... in plan order), in plan order,
+        from the tables in database ``schema`` (the package's collection, attached or opened)."""
+        known = (f"AND NOT EXISTS (SELECT 1 FROM {schema}.studyapp_known{self.suffix} AS k "
+                 "WHERE k.cid = r.cid AND k.id = r.id)") if self.with_known else ""
+        return _CONVERTED.format(schema=schema, suffix=self.suffix, known=known)
 
     def load(self) -> list[IncomingReview]:
         connection = sqlite3.connect(f"{self.database.as_uri()}?mode=ro", uri=True)
         try:
             return list(map(tuple.__new__, repeat(IncomingReview), connection.execute(
-                f"SELECT {', '.join(IncomingReview._fields)} FROM {self.table} ORDER BY seq")))
+                f"SELECT {', '.join(IncomingReview._fields)} FROM ({self.select('main')})")))
         finally:
             connection.close()
+
+
+# convert_reviews in SQL. A learning answer's state before is new when it is in studyapp_new: the
+# card's first answer, or the first after a reset (_plan_staged works those out).
+_CONVERTED = f"""
+SELECT c.seq AS card_seq, c.item_key AS item_key, r.id AS anki_revlog_id,
+       CASE WHEN r.ease = 0 THEN 'reset' WHEN r.type = {REVLOG_FILTERED} AND r.factor = 0 THEN 'cram'
+            ELSE 'review' END AS kind,
+       r.ease AS rating, r.id AS time_ms,
+       CASE WHEN r.ease = 0 OR r.time <= 0 THEN 0 ELSE r.time END AS duration_ms,
+       CASE WHEN r.ease = 0 THEN '{REVIEW}'
+            WHEN r.type = {REVLOG_LEARNING} THEN CASE WHEN n.id IS NULL THEN '{LEARNING}' ELSE '{NEW}' END
+            WHEN r.type = {REVLOG_RELEARNING} THEN '{RELEARNING}' ELSE '{REVIEW}' END AS state_before,
+       CASE WHEN r.ease = 0 THEN '{NEW}' WHEN r.ivl > 0 THEN '{REVIEW}'
+            WHEN r.type = {REVLOG_RELEARNING} OR (r.type != {REVLOG_LEARNING} AND r.ease <= 1) THEN '{RELEARNING}'
+            ELSE '{LEARNING}' END AS state_after,
+       CASE WHEN r.ease = 0 THEN 0 ELSE r.ivl END AS interval,
+       r.lastIvl AS last_interval,
+       CASE WHEN r.ease = 0 THEN NULL ELSE d.difficulty END AS difficulty,
+       row_number() OVER (ORDER BY c.seq, r.id) - 1 AS position
+FROM {{schema}}.revlog AS r NOT INDEXED
+JOIN {{schema}}.studyapp_card{{suffix}} AS c ON c.cid = r.cid
+LEFT JOIN {{schema}}.studyapp_new{{suffix}} AS n ON n.id = r.id
+LEFT JOIN {{schema}}.studyapp_difficulty{{suffix}} AS d ON d.factor = r.factor
+WHERE (r.ease > 0 OR (r.type = {REVLOG_MANUAL} AND r.factor = 0)) {{known}}
+ORDER BY c.seq, r.id
+"""
 
 
 @dataclass
@@ -436,97 +471,83 @@ def _plan_in_python(plan: ImportPlan, collection: AnkiCollection, matched, known
 
 _STAGE_NUMBERS = itertools.count(1)
 
-# convert_reviews in SQL, for the revlog rows of the cards in temp.import_card. A learning row is the
-# card's first (state before: new) when no answer comes before it, or a reset comes after the last one.
-_STAGE = f"""
-SELECT seq, item_key, id,
-       CASE WHEN ease = 0 THEN 'reset' WHEN type = {REVLOG_FILTERED} AND factor = 0 THEN 'cram' ELSE 'review' END,
-       ease, id,
-       CASE WHEN ease = 0 OR time <= 0 THEN 0 ELSE time END,
-       CASE WHEN ease = 0 THEN '{REVIEW}' ELSE before END,
-       CASE WHEN ease = 0 THEN '{NEW}' WHEN ivl > 0 THEN '{REVIEW}'
-            WHEN before = '{RELEARNING}' OR (before = '{REVIEW}' AND ease <= 1) THEN '{RELEARNING}'
-            ELSE '{LEARNING}' END,
-       CASE WHEN ease = 0 THEN 0 ELSE ivl END,
-       lastIvl,
-       CASE WHEN ease = 0 THEN NULL ELSE (SELECT d.difficulty FROM temp.import_difficulty AS d
-                                          WHERE d.factor = r.factor) END
-FROM (
-    SELECT w.*, c.seq AS seq, c.item_key AS item_key,
-           CASE w.type WHEN {REVLOG_LEARNING} THEN CASE WHEN answered_before IS NULL
-                                                             OR reset_before > answered_before
-                                                        THEN '{NEW}' ELSE '{LEARNING}' END
-                       WHEN {REVLOG_RELEARNING} THEN '{RELEARNING}' ELSE '{REVIEW}' END AS before
-    FROM (
-        SELECT id, cid, ease, ivl, lastIvl, factor, time, type,
-               max(CASE WHEN ease > 0 THEN id END) OVER earlier AS answered_before,
-               max(CASE WHEN ease = 0 AND type = {REVLOG_MANUAL} AND factor = 0 THEN id END) OVER earlier
-                   AS reset_before,
-               EXISTS (SELECT 1 FROM temp.import_known AS k WHERE k.cid = revlog.cid AND k.id = revlog.id) AS known
-        FROM revlog
-        WHERE cid IN (SELECT cid FROM temp.import_card)
-        WINDOW earlier AS (PARTITION BY cid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    ) AS w
-    JOIN temp.import_card AS c ON c.cid = w.cid
-) AS r
-WHERE NOT known AND (ease > 0 OR (type = {REVLOG_MANUAL} AND factor = 0))
-ORDER BY seq, id
-"""
-
 
 def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
                  take) -> None:
-    """``_plan_in_python`` with the reviews converted by SQL into a table of the unpacked collection."""
+    """``_plan_in_python`` from per-card sums in SQL, the reviews left in the unpacked collection."""
     database = collection.database
-    table = f"studyapp_staged_{next(_STAGE_NUMBERS)}"
+    suffix = f"_{next(_STAGE_NUMBERS)}"
     connection = sqlite3.connect(database, isolation_level=None)
     try:
         # The unpacked file is scratch, deleted with the collection object.
+        connection.execute("PRAGMA journal_mode = OFF")
         connection.execute("PRAGMA synchronous = OFF")
-        connection.execute("CREATE TEMP TABLE import_card (cid INTEGER PRIMARY KEY, seq INTEGER NOT NULL, "
-                           "item_key TEXT NOT NULL)")
-        connection.executemany("INSERT INTO temp.import_card VALUES (?, ?, ?)",
-                               [(card.id, seq, key) for seq, (key, _, card) in enumerate(matched)])
-        connection.execute("CREATE TEMP TABLE import_known (cid INTEGER NOT NULL, id INTEGER NOT NULL, "
-                           "PRIMARY KEY (cid, id)) WITHOUT ROWID")
-        connection.executemany("INSERT OR IGNORE INTO temp.import_known VALUES (?, ?)",
-                               [(card.id, number) for key, _, card in matched for number in known.get(key, ())])
-        connection.execute("CREATE TEMP TABLE import_difficulty (factor INTEGER PRIMARY KEY, difficulty REAL)")
-        connection.executemany("INSERT INTO temp.import_difficulty VALUES (?, ?)",
-                               [(factor, d) for factor, d in _DIFFICULTY_OF_FACTOR.items() if d is not None])
         connection.execute("BEGIN")
-        connection.execute(f"CREATE TABLE {table} (seq INTEGER PRIMARY KEY, card_seq INTEGER NOT NULL, "
-                           "item_key TEXT NOT NULL, anki_revlog_id INTEGER NOT NULL, kind TEXT NOT NULL, "
-                           "rating INTEGER NOT NULL, time_ms INTEGER NOT NULL, duration_ms INTEGER NOT NULL, "
-                           "state_before TEXT NOT NULL, state_after TEXT NOT NULL, interval INTEGER NOT NULL, "
-                           "last_interval INTEGER NOT NULL, difficulty REAL)")
-        count = connection.execute(f"INSERT INTO {table} (card_seq, {', '.join(IncomingReview._fields)}) "
-                                   f"{_STAGE}").rowcount
-        # Per card: rows known, manual rows left out, its last answer (all of its rows).
-        whole = {cid: rest for cid, *rest in connection.execute(
-            "SELECT cid, sum(known), sum(ease = 0 AND NOT known AND NOT (type = ? AND factor = 0)), "
-            "max(CASE WHEN ease > 0 THEN id END) "
-            "FROM (SELECT cid, id, ease, type, factor, EXISTS (SELECT 1 FROM temp.import_known AS k "
-            "      WHERE k.cid = revlog.cid AND k.id = revlog.id) AS known "
-            "      FROM revlog WHERE cid IN (SELECT cid FROM temp.import_card)) GROUP BY cid", (REVLOG_MANUAL,))}
-        # Per card with incoming reviews: its last answer among them, a reset among them, its last row.
-        incoming = {seq: rest for seq, *rest in connection.execute(
-            f"SELECT card_seq, max(CASE WHEN kind = 'review' THEN time_ms END), max(kind = 'reset'), max(seq) "
-            f"FROM {table} GROUP BY card_seq")}
+        connection.execute(f"CREATE TABLE studyapp_card{suffix} (cid INTEGER PRIMARY KEY, seq INTEGER NOT NULL, "
+                           "item_key TEXT NOT NULL)")
+        connection.executemany(f"INSERT INTO studyapp_card{suffix} VALUES (?, ?, ?)",
+                               [(card.id, seq, key) for seq, (key, _, card) in enumerate(matched)])
+        connection.execute(f"CREATE TABLE studyapp_known{suffix} (cid INTEGER NOT NULL, id INTEGER NOT NULL, "
+                           "PRIMARY KEY (cid, id)) WITHOUT ROWID")
+        known_rows = [(card.id, number) for key, _, card in matched for number in known.get(key, ())]
+        connection.executemany(f"INSERT OR IGNORE INTO studyapp_known{suffix} VALUES (?, ?)", known_rows)
+        connection.execute(f"CREATE TABLE studyapp_difficulty{suffix} (factor INTEGER PRIMARY KEY, difficulty REAL)")
+        connection.executemany(f"INSERT INTO studyapp_difficulty{suffix} VALUES (?, ?)",
+                               [(factor, d) for factor, d in _DIFFICULTY_OF_FACTOR.items() if d is not None])
+        is_known = (f"EXISTS (SELECT 1 FROM studyapp_known{suffix} AS k WHERE k.cid = r.cid AND k.id = r.id)"
+                    if known_rows else "0")
+        reset = f"(r.ease = 0 AND r.type = {REVLOG_MANUAL} AND r.factor = 0)"
+        # Per card, in one pass: rows known, manual rows left out, its last answer, its first answer,
+        # whether it was reset; and of the rows that come in: how many, the last answer (cram aside),
+        # a reset among them, the last one.
+        sums = {cid: rest for cid, *rest in connection.execute(f"""
+            SELECT cid, sum(known), sum(ease = 0 AND NOT reset AND NOT known),
+                   max(CASE WHEN ease > 0 THEN id END), min(CASE WHEN ease > 0 THEN id END), max(reset),
+                   sum(incoming),
+                   max(CASE WHEN incoming AND ease > 0 AND NOT (type = {REVLOG_FILTERED} AND factor = 0)
+                            THEN id END),
+                   max(incoming AND reset), max(CASE WHEN incoming THEN id END)
+            FROM (SELECT r.cid AS cid, r.id AS id, r.ease AS ease, r.type AS type, r.factor AS factor,
+                         {is_known} AS known, {reset} AS reset,
+                         NOT {is_known} AND (r.ease > 0 OR {reset}) AS incoming
+                  FROM revlog AS r NOT INDEXED JOIN studyapp_card{suffix} AS c ON c.cid = r.cid)
+            GROUP BY cid""")}
+        # A learning answer is the card's first when no answer comes before it since the last reset:
+        # without a reset, the card's first answer; with one, worked out row by row.
+        connection.execute(f"CREATE TABLE studyapp_new{suffix} (id INTEGER PRIMARY KEY)")
+        connection.executemany(f"INSERT INTO studyapp_new{suffix} VALUES (?)",
+                               sorted((row[3],) for row in sums.values() if not row[4] and row[3] is not None))
+        reset_cards = [(cid,) for cid, row in sums.items() if row[4]]
+        if reset_cards:
+            connection.execute(f"CREATE TEMP TABLE reset_card (cid INTEGER PRIMARY KEY)")
+            connection.executemany("INSERT INTO temp.reset_card VALUES (?)", reset_cards)
+            connection.execute(f"""
+                INSERT INTO studyapp_new{suffix}
+                SELECT id FROM (
+                    SELECT id, ease, max(CASE WHEN ease > 0 THEN id END) OVER earlier AS answered,
+                           max(CASE WHEN {reset.replace("r.", "")} THEN id END) OVER earlier AS was_reset
+                    FROM revlog WHERE cid IN (SELECT cid FROM temp.reset_card)
+                    WINDOW earlier AS (PARTITION BY cid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+                WHERE ease > 0 AND (answered IS NULL OR was_reset > answered)""")
         connection.execute("COMMIT")
     finally:
         connection.close()
     last_rows: dict[str, int] = {}
-    for seq, (key, deck, card) in enumerate(matched):
-        known_count, skipped, last = whole.get(card.id, (0, 0, None))
+    count = 0
+    for key, deck, card in matched:
+        row = sums.get(card.id)
+        if row is None:
+            continue
+        known_count, skipped, last, _, _, incoming, answered, reset, last_row = row
         plan.reviews_known += known_count
         plan.reviews_skipped += skipped
-        mine = incoming.get(seq)
-        if mine is None:
+        if not incoming:
             continue
-        answered, reset, last_rows[key] = mine
+        count += incoming
+        last_rows[key] = last_row
         take(key, deck, card, answered, bool(reset), last)
-    plan.staged = StagedReviews(database, table, count, [key for key, _, _ in matched], last_rows, collection)
+    plan.staged = StagedReviews(database, suffix, count, [key for key, _, _ in matched], last_rows,
+                                bool(known_rows), collection)
 
 
 def _label(field_text: str) -> str:

@@ -846,12 +846,12 @@ class Store:
             return plan
 
     def _insert_staged(self, plan, ids: dict[str, int], scheduler: int, prefix: str) -> None:
-        """``_insert_reviews`` for a plan whose reviews are staged in the package's collection: the
-        same rows, copied by SQL rather than bound one by one from Python."""
+        """``_insert_reviews`` for a plan whose reviews are left in the package's collection: the same
+        rows, converted and copied by SQL rather than bound one by one from Python."""
         staged = plan.staged
         self.conn.execute("ATTACH DATABASE ? AS studyapp_package", (f"{staged.database.as_uri()}?mode=ro",))
         self.conn.execute("CREATE TEMP TABLE import_item (card_seq INTEGER PRIMARY KEY, item_id INTEGER NOT NULL, "
-                          "last_seq INTEGER, state TEXT, stability REAL, difficulty REAL, due_ms INTEGER)")
+                          "last_id INTEGER, state TEXT, stability REAL, difficulty REAL, due_ms INTEGER)")
         taken = []
         for card_seq, key in enumerate(staged.keys):
             state = plan.states.get(key)
@@ -862,20 +862,20 @@ class Store:
                 state = state.state
                 taken.append((card_seq, ids[key], last, state.state, state.stability, state.difficulty, state.due_ms))
         self.conn.executemany("INSERT INTO temp.import_item VALUES (?, ?, ?, ?, ?, ?, ?)", taken)
-        # The last row of each item whose state is taken records that whole state; uids count from 0 in plan order.
+        # The last row of each item whose state is taken records that whole state; uids count in plan order.
         with self._indexes_built_after(staged.count):
             self.conn.execute(
                 "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
                 "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
                 "anki_revlog_id, uid) "
                 "SELECT i.item_id, s.kind, s.rating, s.time_ms, s.time_ms, s.duration_ms, s.state_before, "
-                "CASE WHEN s.seq = i.last_seq THEN i.state ELSE s.state_after END, s.interval, s.last_interval, "
-                "CASE WHEN s.seq = i.last_seq THEN i.stability END, "
-                "CASE WHEN s.seq = i.last_seq THEN i.difficulty ELSE s.difficulty END, "
-                f"CASE WHEN s.seq = i.last_seq THEN i.due_ms END, {int(scheduler)}, 'anki', s.anki_revlog_id, "
-                "? || printf('%012x', s.seq - 1) "
-                f"FROM studyapp_package.{staged.table} AS s JOIN temp.import_item AS i ON i.card_seq = s.card_seq "
-                "ORDER BY s.seq", (prefix,))
+                "CASE WHEN s.anki_revlog_id = i.last_id THEN i.state ELSE s.state_after END, s.interval, "
+                "s.last_interval, CASE WHEN s.anki_revlog_id = i.last_id THEN i.stability END, "
+                "CASE WHEN s.anki_revlog_id = i.last_id THEN i.difficulty ELSE s.difficulty END, "
+                f"CASE WHEN s.anki_revlog_id = i.last_id THEN i.due_ms END, {int(scheduler)}, 'anki', "
+                "s.anki_revlog_id, ? || printf('%012x', s.position) "
+                f"FROM ({staged.select('studyapp_package')}) AS s "
+                "JOIN temp.import_item AS i ON i.card_seq = s.card_seq ORDER BY s.position", (prefix,))
 
     def _insert_reviews(self, plan, ids: dict[str, int], scheduler: int, prefix: str) -> None:
         # Item by item, each in time order (as the plan gives them): replaying needs only each
