@@ -82,46 +82,63 @@ class StagedReviews(NamedTuple):
     collection: AnkiCollection  # held: its unpacked file (``database``) goes with it
 
     def select(self, schema: str) -> str:
-        """card_seq, IncomingReview's fields, and ``position`` (0, 1, ... in plan order), in plan order,
-        from the tables in database ``schema`` (the package's collection, attached or opened)."""
-        known = (f"AND NOT EXISTS (SELECT 1 FROM {schema}.studyapp_known{self.suffix} AS k "
-                 "WHERE k.cid = r.cid AND k.id = r.id)") if self.with_known else ""
-        return _CONVERTED.format(schema=schema, suffix=self.suffix, known=known)
+        """IncomingReview's fields in plan order, from the tables in database ``schema`` (the package's
+        collection, attached or opened)."""
+        return _converted(self, schema, f"c.item_key, r.id, {_KIND}, r.ease, r.id, {_DURATION}, {_BEFORE}, {_AFTER}, "
+                                        f"{_INTERVAL}, r.lastIvl, {_DIFFICULTY}", "")
+
+    def insert(self, schema: str, scheduler: int) -> str:
+        """The review-log insert of these rows (from database ``schema``), with temp.import_item giving each
+        card's item id and, on its last incoming row (last_id), the state taken from Anki; the uids are
+        the parameter :prefix and a count in plan order."""
+        taken = "r.id = i.last_id"
+        return (
+            "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+            "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
+            "anki_revlog_id, uid) " + _converted(
+                self, schema,
+                f"i.item_id, {_KIND}, r.ease, r.id, r.id, {_DURATION}, {_BEFORE}, "
+                f"CASE WHEN {taken} THEN i.state ELSE {_AFTER} END, {_INTERVAL}, r.lastIvl, "
+                f"CASE WHEN {taken} THEN i.stability END, CASE WHEN {taken} THEN i.difficulty ELSE {_DIFFICULTY} END, "
+                f"CASE WHEN {taken} THEN i.due_ms END, {int(scheduler)}, 'anki', r.id, "
+                ":prefix || printf('%012x', row_number() OVER (ORDER BY c.seq, r.id) - 1)",
+                "JOIN temp.import_item AS i ON i.card_seq = c.seq"))
 
     def load(self) -> list[IncomingReview]:
         connection = sqlite3.connect(f"{self.database.as_uri()}?mode=ro", uri=True)
         try:
-            return list(map(tuple.__new__, repeat(IncomingReview), connection.execute(
-                f"SELECT {', '.join(IncomingReview._fields)} FROM ({self.select('main')})")))
+            return list(map(tuple.__new__, repeat(IncomingReview), connection.execute(self.select("main"))))
         finally:
             connection.close()
 
 
-# convert_reviews in SQL. A learning answer's state before is new when it is in studyapp_new: the
-# card's first answer, or the first after a reset (_plan_staged works those out).
-_CONVERTED = f"""
-SELECT c.seq AS card_seq, c.item_key AS item_key, r.id AS anki_revlog_id,
-       CASE WHEN r.ease = 0 THEN 'reset' WHEN r.type = {REVLOG_FILTERED} AND r.factor = 0 THEN 'cram'
-            ELSE 'review' END AS kind,
-       r.ease AS rating, r.id AS time_ms,
-       CASE WHEN r.ease = 0 OR r.time <= 0 THEN 0 ELSE r.time END AS duration_ms,
-       CASE WHEN r.ease = 0 THEN '{REVIEW}'
-            WHEN r.type = {REVLOG_LEARNING} THEN CASE WHEN n.id IS NULL THEN '{LEARNING}' ELSE '{NEW}' END
-            WHEN r.type = {REVLOG_RELEARNING} THEN '{RELEARNING}' ELSE '{REVIEW}' END AS state_before,
-       CASE WHEN r.ease = 0 THEN '{NEW}' WHEN r.ivl > 0 THEN '{REVIEW}'
-            WHEN r.type = {REVLOG_RELEARNING} OR (r.type != {REVLOG_LEARNING} AND r.ease <= 1) THEN '{RELEARNING}'
-            ELSE '{LEARNING}' END AS state_after,
-       CASE WHEN r.ease = 0 THEN 0 ELSE r.ivl END AS interval,
-       r.lastIvl AS last_interval,
-       CASE WHEN r.ease = 0 THEN NULL ELSE d.difficulty END AS difficulty,
-       row_number() OVER (ORDER BY c.seq, r.id) - 1 AS position
-FROM {{schema}}.revlog AS r NOT INDEXED
-JOIN {{schema}}.studyapp_card{{suffix}} AS c ON c.cid = r.cid
-LEFT JOIN {{schema}}.studyapp_new{{suffix}} AS n ON n.id = r.id
-LEFT JOIN {{schema}}.studyapp_difficulty{{suffix}} AS d ON d.factor = r.factor
-WHERE (r.ease > 0 OR (r.type = {REVLOG_MANUAL} AND r.factor = 0)) {{known}}
-ORDER BY c.seq, r.id
-"""
+# convert_reviews in SQL, by column, for a revlog row r (of a card c of the plan) with n, its row in
+# studyapp_new when its state before is new (the card's first answer, or the first after a reset:
+# _plan_staged works those out), and d, the difficulty of its factor.
+_KIND = (f"CASE WHEN r.ease = 0 THEN 'reset' WHEN r.type = {REVLOG_FILTERED} AND r.factor = 0 THEN 'cram' "
+         "ELSE 'review' END")
+_DURATION = "CASE WHEN r.ease = 0 OR r.time <= 0 THEN 0 ELSE r.time END"
+_BEFORE = (f"CASE WHEN r.ease = 0 THEN '{REVIEW}' "
+           f"WHEN r.type = {REVLOG_LEARNING} THEN CASE WHEN n.id IS NULL THEN '{LEARNING}' ELSE '{NEW}' END "
+           f"WHEN r.type = {REVLOG_RELEARNING} THEN '{RELEARNING}' ELSE '{REVIEW}' END")
+_AFTER = (f"CASE WHEN r.ease = 0 THEN '{NEW}' WHEN r.ivl > 0 THEN '{REVIEW}' "
+          f"WHEN r.type = {REVLOG_RELEARNING} OR (r.type != {REVLOG_LEARNING} AND r.ease <= 1) THEN '{RELEARNING}' "
+          f"ELSE '{LEARNING}' END")
+_INTERVAL = "CASE WHEN r.ease = 0 THEN 0 ELSE r.ivl END"
+_DIFFICULTY = "CASE WHEN r.ease = 0 THEN NULL ELSE d.difficulty END"
+
+
+def _converted(staged: StagedReviews, schema: str, columns: str, joins: str) -> str:
+    """SELECT ``columns`` FROM the incoming revlog rows, in plan order (by card, then time): one sort,
+    which the window of the uid count shares."""
+    known = (f"AND NOT EXISTS (SELECT 1 FROM {schema}.studyapp_known{staged.suffix} AS k "
+             "WHERE k.cid = r.cid AND k.id = r.id)") if staged.with_known else ""
+    return (f"SELECT {columns} FROM {schema}.revlog AS r NOT INDEXED "
+            f"JOIN {schema}.studyapp_card{staged.suffix} AS c ON c.cid = r.cid {joins} "
+            f"LEFT JOIN {schema}.studyapp_new{staged.suffix} AS n ON n.id = r.id "
+            f"LEFT JOIN {schema}.studyapp_difficulty{staged.suffix} AS d ON d.factor = r.factor "
+            f"WHERE (r.ease > 0 OR (r.type = {REVLOG_MANUAL} AND r.factor = 0)) {known} "
+            "ORDER BY c.seq, r.id")
 
 
 @dataclass

@@ -864,18 +864,7 @@ class Store:
         self.conn.executemany("INSERT INTO temp.import_item VALUES (?, ?, ?, ?, ?, ?, ?)", taken)
         # The last row of each item whose state is taken records that whole state; uids count in plan order.
         with self._indexes_built_after(staged.count):
-            self.conn.execute(
-                "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
-                "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
-                "anki_revlog_id, uid) "
-                "SELECT i.item_id, s.kind, s.rating, s.time_ms, s.time_ms, s.duration_ms, s.state_before, "
-                "CASE WHEN s.anki_revlog_id = i.last_id THEN i.state ELSE s.state_after END, s.interval, "
-                "s.last_interval, CASE WHEN s.anki_revlog_id = i.last_id THEN i.stability END, "
-                "CASE WHEN s.anki_revlog_id = i.last_id THEN i.difficulty ELSE s.difficulty END, "
-                f"CASE WHEN s.anki_revlog_id = i.last_id THEN i.due_ms END, {int(scheduler)}, 'anki', "
-                "s.anki_revlog_id, ? || printf('%012x', s.position) "
-                f"FROM ({staged.select('studyapp_package')}) AS s "
-                "JOIN temp.import_item AS i ON i.card_seq = s.card_seq ORDER BY s.position", (prefix,))
+            self.conn.execute(staged.insert("studyapp_package", scheduler), {"prefix": prefix})
 
     def _insert_reviews(self, plan, ids: dict[str, int], scheduler: int, prefix: str) -> None:
         # Item by item, each in time order (as the plan gives them): replaying needs only each
