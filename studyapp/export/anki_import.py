@@ -489,6 +489,26 @@ def _plan_in_python(plan: ImportPlan, collection: AnkiCollection, matched, known
 _STAGE_NUMBERS = itertools.count(1)
 
 
+def _sums_without_known(connection: sqlite3.Connection) -> dict[int, list]:
+    """``_plan_staged``'s sums per card when the profile knows none of the rows (a first import): the
+    answers in one narrow pass, the few rows without one (resets, manual rows) one by one."""
+    sums: dict[int, list] = {}
+    for cid, last, first, answers, answered in connection.execute(
+            f"SELECT cid, max(id), min(id), count(*), max(CASE WHEN NOT (type = {REVLOG_FILTERED} AND factor = 0) "
+            "THEN id END) FROM revlog NOT INDEXED WHERE ease > 0 GROUP BY cid"):
+        sums[cid] = [0, 0, last, first, 0, answers, answered, 0, last]
+    for cid, id_, kind, factor in connection.execute(
+            "SELECT cid, id, type, factor FROM revlog NOT INDEXED WHERE ease = 0 ORDER BY id"):
+        row = sums.setdefault(cid, [0, 0, None, None, 0, 0, None, 0, None])
+        if kind == REVLOG_MANUAL and factor == 0:  # a reset: it comes in
+            row[4] = row[7] = 1
+            row[5] += 1
+            row[8] = id_ if row[8] is None else max(row[8], id_)
+        else:
+            row[1] += 1
+    return sums
+
+
 def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
                  take) -> None:
     """``_plan_in_python`` from per-card sums in SQL, the reviews left in the unpacked collection."""
@@ -517,7 +537,7 @@ def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: M
         # Per card, in one pass: rows known, manual rows left out, its last answer, its first answer,
         # whether it was reset; and of the rows that come in: how many, the last answer (cram aside),
         # a reset among them, the last one.
-        sums = {cid: rest for cid, *rest in connection.execute(f"""
+        sums = _sums_without_known(connection) if not known_rows else {cid: rest for cid, *rest in connection.execute(f"""
             SELECT cid, sum(known), sum(ease = 0 AND NOT reset AND NOT known),
                    max(CASE WHEN ease > 0 THEN id END), min(CASE WHEN ease > 0 THEN id END), max(reset),
                    sum(incoming),
