@@ -14,6 +14,7 @@ import pytest
 from engine_support import card, deck, location
 
 from studyapp.core.clock import DAY_MS, FakeClock
+from studyapp.core.problems import StudyappError
 from studyapp.core.scheduler import Settings
 from studyapp.export.anki import export_anki
 from studyapp.export.ids import revlog_ids
@@ -159,3 +160,14 @@ def test_answers_given_after_the_items_were_read_wait_for_the_next_export(tmp_pa
 def revlog_of_export(store, progress, package: Path, folder: Path) -> list[tuple]:
     export_anki([EXPORTED], package, home=None, clock=lambda: (START + 3 * DAY_MS) / 1000, schedule=progress)
     return revlog_of(package, folder)
+
+
+def test_a_profile_gone_before_the_export_reads_its_log_is_named_and_no_package_is_left(tmp_path):
+    store = logged_store(tmp_path / "home", [])
+    progress = gather_progress(store, SETTINGS)
+    store.close()
+    progress.source.database.rename(tmp_path / "elsewhere.sqlite3")
+    package = tmp_path / "out.apkg"
+    with pytest.raises(StudyappError, match="cannot read the review log in .*nothing was written"):
+        export_anki([EXPORTED], package, home=None, clock=lambda: START / 1000, schedule=progress)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.sqlite3", "home"]

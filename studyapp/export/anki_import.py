@@ -556,17 +556,22 @@ def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: M
                                sorted((row[3],) for row in sums.values() if not row[4] and row[3] is not None))
         reset_cards = [(cid,) for cid, row in sums.items() if row[4]]
         if reset_cards:
-            connection.execute(f"CREATE TEMP TABLE reset_card (cid INTEGER PRIMARY KEY)")
+            connection.execute("CREATE TEMP TABLE reset_card (cid INTEGER PRIMARY KEY)")
             connection.executemany("INSERT INTO temp.reset_card VALUES (?)", reset_cards)
             connection.execute(f"""
                 INSERT INTO studyapp_new{suffix}
                 SELECT id FROM (
                     SELECT id, ease, max(CASE WHEN ease > 0 THEN id END) OVER earlier AS answered,
                            max(CASE WHEN {reset.replace("r.", "")} THEN id END) OVER earlier AS was_reset
-                    FROM revlog WHERE cid IN (SELECT cid FROM temp.reset_card)
+                    FROM revlog NOT INDEXED WHERE cid IN (SELECT cid FROM temp.reset_card)
                     WINDOW earlier AS (PARTITION BY cid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
                 WHERE ease > 0 AND (answered IS NULL OR was_reset > answered)""")
         connection.execute("COMMIT")
+    except sqlite3.DatabaseError as error:
+        # Inside the store's transaction: say which file it is, not the profile (which is rolled back).
+        from .apkg import _unreadable
+
+        raise _unreadable(collection.path, f"its collection is damaged ({error})") from None
     finally:
         connection.close()
     last_rows: dict[str, int] = {}

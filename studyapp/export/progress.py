@@ -356,7 +356,14 @@ ORDER BY n.number
 
 def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapping[str, int]) -> None:
     """The profile's review log into the package's (empty) revlog, as ``_revlog_rows`` would write it."""
-    connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{source.database.as_uri()}?mode=ro",))
+    try:
+        connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{source.database.as_uri()}?mode=ro",))
+        connection.execute("SELECT 1 FROM studyapp_profile.review_log LIMIT 1").fetchall()
+    except sqlite3.Error as error:
+        from ..core.problems import StudyappError
+
+        raise StudyappError(f"cannot read the review log in {source.database} ({error}); nothing was written",
+                            path=source.database) from None
     try:
         connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
         item_ids = source.item_ids
