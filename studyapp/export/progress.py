@@ -207,8 +207,11 @@ def _card_data(state, settings: Settings) -> dict:
 
 
 @collector_paused
-def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float) -> None:
-    """Give the package's cards their schedules, add the review log and the preset (one connection, no commit)."""
+def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float,
+                   staging: _RevlogStaging | None = None) -> None:
+    """Give the package's cards their schedules, add the review log and the preset (one connection, no commit).
+
+    ``staging``: ``start_revlog_staging(progress)``, started before the notes were planned."""
     settings = progress.settings
     days = ReviewScheduler(settings).days
     now_ms = int(now * 1000)
@@ -269,7 +272,7 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
     for name, _ in indexes:
         connection.execute(f'DROP INDEX "{name}"')
     if progress.source is not None:
-        _copy_revlog(connection, progress.source, ids_of)
+        _copy_revlog(connection, progress.source, ids_of, staging)
     else:
         revlog = _revlog_rows(progress.log, ids_of)
         revlog.sort(key=itemgetter(0))
@@ -308,8 +311,7 @@ def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list
 # parsed by SQLite), then rounded half to even.
 _SCALED = "((r.difficulty - 1.0) / 9.0 + :tenth) * 1000.0"
 _TRUNCATED = f"CAST({_SCALED} AS INTEGER)"
-_REVLOG_COLUMNS = f"""c.card_id, -1,
-       CASE r.kind WHEN 'reset' THEN 0 ELSE r.rating END,
+_REVLOG_VALUES = f"""CASE r.kind WHEN 'reset' THEN 0 ELSE r.rating END,
        CASE r.kind WHEN 'reset' THEN 0 ELSE r.interval END,
        r.last_interval,
        CASE WHEN r.kind IN ('reset', 'cram') OR r.difficulty IS NULL THEN 0
@@ -324,24 +326,88 @@ _REVLOG_COLUMNS = f"""c.card_id, -1,
             ELSE CASE r.state_before WHEN '{NEW}' THEN {REVLOG_LEARNING} WHEN '{LEARNING}' THEN {REVLOG_LEARNING}
                                      WHEN '{REVIEW}' THEN {REVLOG_REVIEW} WHEN '{RELEARNING}' THEN {REVLOG_RELEARNING}
                                      END END"""
+_REVLOG_COLUMNS = f"c.card_id, -1, {_REVLOG_VALUES}"
 _INSERT_REVLOG = "INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type)"
 
 # ids.revlog_ids in SQL: a row from Anki keeps its id, and the k-th row (in log order) answered at
 # one millisecond takes that millisecond plus k - 1. When these numbers are all distinct they are
 # revlog_ids' own (the rows before a row at its millisecond hold exactly the k - 1 numbers after it,
 # and no row holds its number), and the window's order is the numbers' order, so the rows reach the
-# revlog in id order without a second sort. A number taken twice is left out by OR IGNORE, and the
+# table in id order without a second sort. A number taken twice is left out by OR IGNORE, and the
 # count short of the log's tells that revlog_ids must decide (a row pushed onto a millisecond that
-# another row was answered at). Staged in temp.export_revlog (see _copy_revlog).
-_COPY_RANKED = f"""INSERT OR IGNORE INTO temp.export_revlog
+# another row was answered at). Every row of the log is numbered, those of items the package has no
+# card for too; the card ids join later (_copy_revlog).
+_STAGE_RANKED = f"""INSERT OR IGNORE INTO staged (number, item_id, ease, ivl, lastIvl, factor, time, type)
 SELECT CASE WHEN r.anki_revlog_id IS NULL THEN r.time_ms + row_number() OVER same_number - 1
             ELSE r.anki_revlog_id END,
-       {_REVLOG_COLUMNS}
-FROM studyapp_profile.review_log AS r JOIN temp.export_card AS c ON c.item_id = r.item_id
+       r.item_id, {_REVLOG_VALUES}
+FROM studyapp_profile.review_log AS r
 WHERE r.id <= :until
 WINDOW same_number AS (PARTITION BY coalesce(r.anki_revlog_id, r.time_ms) ORDER BY r.id)
 ORDER BY coalesce(r.anki_revlog_id, r.time_ms), r.id
 """
+
+
+class _RevlogStaging:
+    """The revlog rows of an export with progress, numbered and converted in a thread of their own
+    while the notes are planned and written (SQLite works without the GIL), into an in-memory
+    database that ``_copy_revlog`` then reads in id order. ``exact``: no two rows took one number
+    (else revlog_ids numbers them, after all)."""
+
+    def __init__(self, source: LogSource) -> None:
+        import secrets
+        import threading
+
+        self.source = source
+        self.name = f"file:studyapp-revlog-{secrets.token_hex(8)}?mode=memory&cache=shared"
+        self.connection = sqlite3.connect(self.name, uri=True, isolation_level=None, check_same_thread=False)
+        self.exact = False
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="studyapp-revlog", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        connection = self.connection
+        try:
+            connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{self.source.database.as_uri()}?mode=ro",))
+            until = self.source.until_id
+            logged = connection.execute("SELECT count(*) FROM studyapp_profile.review_log WHERE id <= ?",
+                                        (until,)).fetchone()[0]
+            connection.execute("CREATE TABLE staged (number INTEGER PRIMARY KEY, item_id INTEGER NOT NULL, ease, ivl, "
+                               "lastIvl, factor, time, type)")
+            self.exact = connection.execute(_STAGE_RANKED, {"until": until, "tenth": 0.1}).rowcount == logged
+            connection.execute("DETACH DATABASE studyapp_profile")
+        except BaseException as error:  # handed to the exporting thread by wait()
+            self.error = error
+
+    def wait(self) -> bool:
+        """Whether the staged rows are exact (see the class); a profile it could not read is an error."""
+        self.thread.join()
+        if self.error is not None:
+            raise _unreadable_log(self.source, self.error)
+        return self.exact
+
+    def close(self) -> None:
+        if self.thread.is_alive():
+            self.connection.interrupt()
+            self.thread.join()
+        self.connection.close()
+
+
+def start_revlog_staging(progress: Progress) -> _RevlogStaging | None:
+    """Start numbering ``progress``'s review log beside the rest of the export (None: nothing to stage).
+    The caller closes it once the package is written."""
+    return _RevlogStaging(progress.source) if progress.source is not None else None
+
+
+def _unreadable_log(source: LogSource, error: BaseException) -> Exception:
+    from ..core.problems import StudyappError
+
+    if not isinstance(error, sqlite3.Error):
+        return error
+    return StudyappError(f"cannot read the review log in {source.database} ({error}); nothing was written",
+                         path=source.database)
+
 
 # With the numbers revlog_ids gave, in id order (a number taken twice fails the insert, as the
 # Python path's does).
@@ -354,36 +420,38 @@ ORDER BY n.number
 """
 
 
-def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapping[str, int]) -> None:
+def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapping[str, int],
+                 staging: _RevlogStaging | None = None) -> None:
     """The profile's review log into the package's (empty) revlog, as ``_revlog_rows`` would write it."""
+    item_ids = source.item_ids
+    cards = sorted((item_ids[key], card_id) for key, card_id in ids_of.items() if key in item_ids)
+    # An attached database stays attached until the caller's commit and close: SQLite detaches one
+    # only outside the transaction that read it, and a commit here would be a second write
+    # transaction, a different change counter in the package's header than the Python path's.
+    if staging is not None and staging.wait():
+        connection.execute("ATTACH DATABASE ? AS studyapp_staged", (staging.name,))
+        connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
+        try:
+            connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)", cards)
+            connection.execute(
+                "INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
+                "SELECT s.number, c.card_id, -1, s.ease, s.ivl, s.lastIvl, s.factor, s.time, s.type "
+                "FROM studyapp_staged.staged AS s JOIN temp.export_card AS c ON c.item_id = s.item_id "
+                "ORDER BY s.number")
+        finally:
+            connection.execute("DROP TABLE temp.export_card")
+        return
     try:
         connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{source.database.as_uri()}?mode=ro",))
         connection.execute("SELECT 1 FROM studyapp_profile.review_log LIMIT 1").fetchall()
     except sqlite3.Error as error:
-        from ..core.problems import StudyappError
+        raise _unreadable_log(source, error) from None
+    from .ids import revlog_ids
 
-        raise StudyappError(f"cannot read the review log in {source.database} ({error}); nothing was written",
-                            path=source.database) from None
+    until = source.until_id
     try:
         connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
-        item_ids = source.item_ids
-        cards = sorted((item_ids[key], card_id) for key, card_id in ids_of.items() if key in item_ids)
         connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)", cards)
-        until = source.until_id
-        logged = connection.execute("SELECT count(*) FROM studyapp_profile.review_log WHERE id <= ?",
-                                    (until,)).fetchone()[0]
-        # Every item exported (the usual export of all decks): each log row has its card, and all
-        # of them in the revlog means no number was taken twice.
-        if len(cards) == len(item_ids):
-            # Staged in a temporary table: when revlog_ids must decide after all, the package's own
-            # pages have not been written and freed (its bytes stay those of the Python path's).
-            connection.execute("CREATE TEMP TABLE export_revlog (id INTEGER PRIMARY KEY, cid, usn, ease, ivl, lastIvl, "
-                               "factor, time, type)")
-            if connection.execute(_COPY_RANKED, {"until": until, "tenth": 0.1}).rowcount == logged:
-                connection.execute("INSERT INTO main.revlog SELECT * FROM temp.export_revlog ORDER BY id")
-                return
-        from .ids import revlog_ids
-
         connection.execute("CREATE TEMP TABLE export_number (number INTEGER NOT NULL, log_id INTEGER NOT NULL)")
         rows = connection.execute("SELECT id, time_ms, anki_revlog_id FROM studyapp_profile.review_log "
                                   "WHERE id <= ? ORDER BY id", (until,)).fetchall()
@@ -394,10 +462,6 @@ def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapp
     finally:
         connection.execute("DROP TABLE IF EXISTS temp.export_number")
         connection.execute("DROP TABLE IF EXISTS temp.export_card")
-        connection.execute("DROP TABLE IF EXISTS temp.export_revlog")
-        # The profile stays attached until the caller's commit and close: SQLite detaches a database
-        # only outside the transaction that read it, and a commit here would be a second write
-        # transaction, a different change counter in the package's header than the Python path's.
 
 
 def _write_options(connection: sqlite3.Connection, plan: ExportPlan, per_deck: Mapping[str, tuple[str, Settings]],
