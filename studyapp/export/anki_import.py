@@ -534,7 +534,8 @@ def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: M
         # Per card, in one pass: rows known, manual rows left out, its last answer, its first answer,
         # whether it was reset; and of the rows that come in: how many, the last answer (cram aside),
         # a reset among them, the last one.
-        sums = _sums_without_known(connection) if not known_rows else {cid: rest for cid, *rest in connection.execute(f"""
+        sums = _sums_without_known(connection) if not known_rows else {
+            cid: rest for cid, *rest in connection.execute(f"""
             SELECT cid, sum(known), sum(ease = 0 AND NOT reset AND NOT known),
                    max(CASE WHEN ease > 0 THEN id END), min(CASE WHEN ease > 0 THEN id END), max(reset),
                    sum(incoming),
@@ -586,13 +587,13 @@ def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: M
         row = sums.get(card.id)
         if row is None:
             continue
-        known_count, skipped, last, _, _, incoming, answered, reset, last_row = row
+        known_count, skipped, last, _, _, incoming, answered, reset_in, last_row = row
         plan.reviews_known += known_count
         plan.reviews_skipped += skipped
         if not incoming:
             continue
         last_rows[key] = last_row
-        take(key, deck, card, answered, bool(reset), last)
+        take(key, deck, card, answered, bool(reset_in), last)
     plan.staged = StagedReviews(database, suffix, count, [key for key, _, _ in matched], last_rows, collection)
 
 
