@@ -103,7 +103,7 @@ def import_both_ways(staged_store, python_store, package: Path, now: int, monkey
                                     SETTINGS)
     assert fast.staged is not None
     with monkeypatch.context() as patched:
-        patched.setattr(anki_import, "_stageable", lambda *args: False)
+        patched.setattr(anki_import, "_read_ahead", lambda *args: (False, None))
         slow = python_store.import_anki(
             lambda items, log: plan_import(read_package(package), [DECK], items, log, SETTINGS, now), SETTINGS)
     assert slow.staged is None

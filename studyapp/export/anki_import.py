@@ -361,6 +361,9 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
     days = ReviewScheduler(settings).days
     today = days.day_of(now_ms)
     known, last_answer = known_revlog_ids(items, log)
+    # What SQL can tell of the package before the notes are matched, read in a thread meanwhile.
+    ahead = _Background(lambda: _read_ahead(collection.database, not any(known.values()))) \
+        if collection.database is not None else None
     by_guid = {note_guid(deck.id, card.id): (deck, card) for deck in decks for card in deck.cards}
     by_text: dict[tuple[bool, str], list] = {}
 
@@ -430,30 +433,57 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
             taken = TakenState("", ItemState(), False, 0)
         plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)
 
-    if collection.database is not None and _stageable(collection.database, matched):
-        _plan_staged(plan, collection, matched, known, take)
+    integers, sums = ahead.result() if ahead is not None else (False, None)
+    if integers and len({key for key, _, _ in matched}) == len(matched):
+        _plan_staged(plan, collection, matched, known, take, sums)
     else:
+        # Two notes matched to one card by their text interleave in the Python plan, and a factor that
+        # is not an integer has a difficulty of its own there.
         _plan_in_python(plan, collection, matched, known, take)
     return plan
 
 
-def _stageable(database: Path, matched: Sequence[tuple[str, Deck, AnkiCard]]) -> bool:
-    """Whether ``_plan_staged`` plans exactly what ``_plan_in_python`` would: one Anki card per item
-    (two notes matched to one card by their text interleave in the Python plan) and a revlog of
-    integers (a factor that is not one has a difficulty of its own there)."""
-    if len({key for key, _, _ in matched}) != len(matched):
-        return False
+class _Background:
+    """``function()`` in a thread of its own (SQLite works without the GIL); ``result()`` waits for it."""
+
+    def __init__(self, function: Callable[[], object]) -> None:
+        import threading
+
+        self._result: object = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(function,), name="studyapp-import", daemon=True)
+        self._thread.start()
+
+    def _run(self, function: Callable[[], object]) -> None:
+        try:
+            self._result = function()
+        except BaseException as error:  # handed to the waiting thread
+            self._error = error
+
+    def result(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+def _read_ahead(database: Path, first_import: bool) -> tuple[bool, dict[int, list] | None]:
+    """(whether every revlog value _plan_staged reads is an integer; for a first import, the per-card
+    sums of ``_sums_without_known``, else None). A collection SQLite cannot read goes the Python way,
+    which says what is wrong."""
     connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
     try:
         odd = connection.execute(
             "SELECT 1 FROM revlog WHERE typeof(cid) != 'integer' OR typeof(ivl) != 'integer' "
             "OR typeof(lastIvl) != 'integer' OR typeof(factor) != 'integer' OR typeof(time) != 'integer' "
             "OR typeof(type) != 'integer' LIMIT 1").fetchone()
+        if odd is not None:
+            return False, None
+        return True, _sums_without_known(connection) if first_import else None
     except sqlite3.DatabaseError:
-        return False  # the Python path reads it again, and says what is wrong
+        return False, None
     finally:
         connection.close()
-    return odd is None
 
 
 def _plan_in_python(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
@@ -507,8 +537,9 @@ def _sums_without_known(connection: sqlite3.Connection) -> dict[int, list]:
 
 
 def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
-                 take) -> None:
-    """``_plan_in_python`` from per-card sums in SQL, the reviews left in the unpacked collection."""
+                 take, sums: dict[int, list] | None) -> None:
+    """``_plan_in_python`` from per-card sums in SQL (``sums``: read ahead for a first import), the reviews
+    left in the unpacked collection."""
     database = collection.database
     suffix = f"_{next(_STAGE_NUMBERS)}"
     connection = sqlite3.connect(database, isolation_level=None)
@@ -534,7 +565,7 @@ def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: M
         # Per card, in one pass: rows known, manual rows left out, its last answer, its first answer,
         # whether it was reset; and of the rows that come in: how many, the last answer (cram aside),
         # a reset among them, the last one.
-        sums = _sums_without_known(connection) if not known_rows else {
+        sums = (sums if sums is not None else _sums_without_known(connection)) if not known_rows else {
             cid: rest for cid, *rest in connection.execute(f"""
             SELECT cid, sum(known), sum(ease = 0 AND NOT reset AND NOT known),
                    max(CASE WHEN ease > 0 THEN id END), min(CASE WHEN ease > 0 THEN id END), max(reset),
@@ -564,37 +595,59 @@ def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: M
                     FROM revlog NOT INDEXED WHERE cid IN (SELECT cid FROM temp.reset_card)
                     WINDOW earlier AS (PARTITION BY cid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
                 WHERE ease > 0 AND (answered IS NULL OR was_reset > answered)""")
-        # The incoming rows in the plan's order (by card, then time), numbered: sorting the ids alone
-        # here spares the insert from sorting its wide rows.
+        connection.execute("COMMIT")
+    except sqlite3.DatabaseError as error:
+        raise _damaged(collection, error) from None
+    finally:
+        connection.close()
+    # The incoming rows in the plan's order (by card, then time), numbered: sorting the ids alone here
+    # spares the insert from sorting its wide rows. Written in a thread while the states are taken.
+    order = _Background(lambda: _write_order(collection, suffix, reset, bool(known_rows)))
+    last_rows: dict[str, int] = {}
+    try:
+        for key, deck, card in matched:
+            row = sums.get(card.id)
+            if row is None:
+                continue
+            known_count, skipped, last, _, _, incoming, answered, reset_in, last_row = row
+            plan.reviews_known += known_count
+            plan.reviews_skipped += skipped
+            if not incoming:
+                continue
+            last_rows[key] = last_row
+            take(key, deck, card, answered, bool(reset_in), last)
+    finally:
+        count = order.result()
+    plan.staged = StagedReviews(database, suffix, count, [key for key, _, _ in matched], last_rows, collection)
+
+
+def _write_order(collection: AnkiCollection, suffix: str, reset: str, with_known: bool) -> int:
+    connection = sqlite3.connect(collection.database, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode = OFF")
+        connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("BEGIN")
         connection.execute(f"CREATE TABLE studyapp_order{suffix} (position INTEGER PRIMARY KEY, id INTEGER NOT NULL, "
                            "cid INTEGER NOT NULL)")
         not_known = (f"AND NOT EXISTS (SELECT 1 FROM studyapp_known{suffix} AS k WHERE k.cid = r.cid AND k.id = r.id)"
-                     if known_rows else "")
+                     if with_known else "")
         count = connection.execute(
             f"INSERT INTO studyapp_order{suffix} (id, cid) SELECT r.id, r.cid FROM revlog AS r NOT INDEXED "
             f"JOIN studyapp_card{suffix} AS c ON c.cid = r.cid WHERE (r.ease > 0 OR {reset}) {not_known} "
             "ORDER BY c.seq, r.id").rowcount
         connection.execute("COMMIT")
+        return count
     except sqlite3.DatabaseError as error:
-        # Inside the store's transaction: say which file it is, not the profile (which is rolled back).
-        from .apkg import _unreadable
-
-        raise _unreadable(collection.path, f"its collection is damaged ({error})") from None
+        raise _damaged(collection, error) from None
     finally:
         connection.close()
-    last_rows: dict[str, int] = {}
-    for key, deck, card in matched:
-        row = sums.get(card.id)
-        if row is None:
-            continue
-        known_count, skipped, last, _, _, incoming, answered, reset_in, last_row = row
-        plan.reviews_known += known_count
-        plan.reviews_skipped += skipped
-        if not incoming:
-            continue
-        last_rows[key] = last_row
-        take(key, deck, card, answered, bool(reset_in), last)
-    plan.staged = StagedReviews(database, suffix, count, [key for key, _, _ in matched], last_rows, collection)
+
+
+def _damaged(collection: AnkiCollection, error: sqlite3.DatabaseError) -> Exception:
+    # Inside the store's transaction: say which file it is, not the profile (which is rolled back).
+    from .apkg import _unreadable
+
+    return _unreadable(collection.path, f"its collection is damaged ({error})")
 
 
 def _label(field_text: str) -> str:
