@@ -3,22 +3,26 @@ Python path (every row read into a LoggedReview and written back) writes, to the
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import sqlite3
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine_support import card, deck, location
 
 from studyapp.core.clock import DAY_MS, FakeClock
 from studyapp.core.problems import StudyappError
-from studyapp.core.scheduler import Settings
+from studyapp.core.scheduler import ItemState, Settings
 from studyapp.export.anki import export_anki
 from studyapp.export.ids import revlog_ids
-from studyapp.export.progress import _gather_in_memory, gather_progress
+from studyapp.export.progress import _card_data, _card_data_json, _gather_in_memory, gather_progress
 from studyapp.store import open_store
 
 START = 1_767_600_000_000
@@ -171,3 +175,14 @@ def test_a_profile_gone_before_the_export_reads_its_log_is_named_and_no_package_
     with pytest.raises(StudyappError, match="cannot read the review log in .*nothing was written"):
         export_anki([EXPORTED], package, home=None, clock=lambda: START / 1000, schedule=progress)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.sqlite3", "home"]
+
+
+@given(stability=st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 10**6)),
+       difficulty=st.one_of(st.none(), st.floats(0, 11), st.just(float("nan"))),
+       last_review=st.one_of(st.none(), st.integers(0, 2**53)),
+       retention=st.floats(0.7, 0.99), decay=st.floats(0.1, 0.8))
+@settings(max_examples=300, deadline=None)
+def test_a_card_s_data_is_written_as_json_writes_it(stability, difficulty, last_review, retention, decay):
+    state = ItemState(state="review", stability=stability, difficulty=difficulty, last_review_ms=last_review)
+    options = replace(SETTINGS, desired_retention=retention, parameters=(*SETTINGS.parameters[:20], decay))
+    assert _card_data_json(state, options) == json.dumps(_card_data(state, options), separators=(",", ":"))

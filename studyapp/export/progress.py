@@ -26,6 +26,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from operator import itemgetter
 from datetime import datetime, timedelta
+from math import isfinite
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
@@ -172,7 +173,7 @@ def card_values(state, *, suspended: bool, buried: bool, position: int, settings
         anki_type = _ANKI_TYPE[kind]
         last_review = state.last_review_ms
         due_ms = state.due_ms if state.due_ms is not None else last_review
-        data = _compact_json(_card_data(state, settings))
+        data = _card_data_json(state, settings)
         if kind == REVIEW:
             queue, due, interval, factor, left = (QUEUE_REVIEW, days.day_of(due_ms) - crt_day, max(state.interval, 1),
                                                   GRADUATED_FACTOR, 0)
@@ -204,6 +205,37 @@ def _card_data(state, settings: Settings) -> dict:
     if state.last_review_ms is not None:
         data["lrt"] = state.last_review_ms // 1000
     return data
+
+
+def _card_data_json(state, settings: Settings) -> str:
+    """``_compact_json(_card_data(state, settings))``, written out: it runs once for each studied card."""
+    stability, difficulty, last_review = state.stability, state.difficulty, state.last_review_ms
+    memory = stability is not None and difficulty is not None
+    if memory:
+        stability, difficulty = round(float(stability), 4), round(float(difficulty), 3)
+        if not (isfinite(stability) and isfinite(difficulty)):
+            return _compact_json(_card_data(state, settings))  # json's NaN and Infinity
+    if last_review is not None:
+        lrt = last_review // 1000
+        lrt = f'"lrt":{lrt}' if type(lrt) is int else f'"lrt":{_compact_json(lrt)}'
+    if not memory:
+        return "{}" if last_review is None else "{" + lrt + "}"
+    # The preset's part (retention, decay) is the same for every card: json's text of it, once.
+    text = f'{{"s":{stability!r},"d":{difficulty!r},{_preset_data(settings)}'
+    return text + "}" if last_review is None else text + "," + lrt + "}"
+
+
+def _preset_data(settings: Settings) -> str:
+    key = (settings.desired_retention, tuple(settings.parameters))
+    text = _PRESET_DATA.get(key)
+    if text is None:
+        decay = round(float(settings.parameters[20]), 3) if len(settings.parameters) > 20 else 0.5
+        text = _PRESET_DATA[key] = _compact_json({"dr": round(float(settings.desired_retention), 2),
+                                                  "decay": decay})[1:-1]
+    return text
+
+
+_PRESET_DATA: dict[tuple, str] = {}
 
 
 @collector_paused
@@ -510,8 +542,7 @@ def _preset(template: dict, preset_id: int, name: str, settings: Settings, now: 
 @collector_paused
 def gather_progress(store, settings: Settings) -> Progress:
     """The items and review log of a ``store.Store`` as the export needs them."""
-    conn = getattr(store, "conn", None)
-    database = conn.execute("PRAGMA database_list").fetchone()[2] if conn is not None else ""
+    database = store.conn.execute("PRAGMA database_list").fetchone()[2] if hasattr(store, "item_states") else ""
     if database:
         return _gather_with_source(store, settings, Path(database))
     return _gather_in_memory(store, settings)
@@ -548,7 +579,7 @@ def _gather_with_source(store, settings: Settings, database: Path) -> Progress:
         with store.guarded():
             conn.execute("BEGIN")
     try:
-        rows = store.all_items()
+        rows = store.item_states()
         with store.guarded():
             until, count = conn.execute("SELECT coalesce(max(id), 0), count(*) FROM review_log").fetchone()
             # The last review that left each item in review (as gather_progress's log pass finds it).
@@ -559,8 +590,7 @@ def _gather_with_source(store, settings: Settings, database: Path) -> Progress:
         if began:
             with store.guarded():
                 conn.execute("COMMIT")
-    items = {row.key: ItemProgress(row.key, row.state, row.suspended, row.buried_day,
-                                   review_interval.get(row.id, 0)) for row in rows}
+    items = {key: ItemProgress(key, state, suspended, buried_day, review_interval.get(id_, 0))
+             for id_, key, state, suspended, buried_day in rows}
     presets = store.load_presets() if hasattr(store, "load_presets") else None
-    return Progress(settings, items, [], presets,
-                    LogSource(database, until, count, {row.key: row.id for row in rows}))
+    return Progress(settings, items, [], presets, LogSource(database, until, count, {row[1]: row[0] for row in rows}))

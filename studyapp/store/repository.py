@@ -526,6 +526,18 @@ class Store:
         with self.guarded():
             return [_row_to_item(r) for r in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items ORDER BY id")]
 
+    def item_states(self) -> list[tuple[int, str, ItemState, bool, int]]:
+        """(id, key, state, suspended, buried day) of every item, in id order: what an export with progress
+        reads, without building the rest of an ItemRow (half the time, for 10,000 items)."""
+        with self.guarded():
+            return [(id_, key, ItemState(state=state, step=step, stability=stability, difficulty=difficulty,
+                                         due_ms=due_ms, last_review_ms=last_review_ms, interval=interval, reps=reps,
+                                         lapses=lapses, leech=bool(leech)), bool(suspended), buried_day)
+                    for (id_, key, state, step, stability, difficulty, due_ms, last_review_ms, interval, reps, lapses,
+                         leech, suspended, buried_day) in self.conn.execute(
+                        "SELECT id, key, state, step, stability, difficulty, due_ms, last_review_ms, interval, reps, "
+                        "lapses, leech, suspended, buried_day FROM items ORDER BY id")]
+
     def _visible(self, deck_ids: Sequence[str], today: int) -> tuple[str, list]:
         marks = ",".join("?" * len(deck_ids))
         return f"deck_id IN ({marks}) AND {VISIBLE}", [*deck_ids, today]
