@@ -209,16 +209,19 @@ def study_day_of_anki_day(collection: AnkiCollection, days: StudyDays, number: i
 
 def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, days: StudyDays,
                last_review_ms: int | None, today: int,
-               anki_day: Callable[[int], int] | None = None) -> TakenState | None:
-    """The studyapp state of an Anki card (None for a card Anki still has as new).
+               anki_day: Callable[[int], int] | None = None, key: str = "") -> TakenState | None:
+    """The studyapp state of an Anki card (None for a card Anki still has as new), for item ``key``.
 
     ``anki_day``: ``study_day_of_anki_day`` for this collection and ``days`` (remembered by the caller)."""
     if card.type == TYPE_NEW:
         return None
     data = card.data
     # As the engine keeps them: Anki's f32 values (its card data writes them rounded to 4 and 3 places).
-    stability = _as_f32(_number(data.get("s")))
-    difficulty = _as_f32(_number(data.get("d")))
+    # _as_f32(_number(...)) written out (a card's data comes from json: ints, floats and bools as such).
+    stability = data.get("s")
+    stability = f32(float(stability)) if type(stability) in _NUMBERS else _as_f32(_number(stability))
+    difficulty = data.get("d")
+    difficulty = f32(float(difficulty)) if type(difficulty) in _NUMBERS else _as_f32(_number(difficulty))
     lrt = data.get("lrt")
     if isinstance(lrt, int) and lrt > 0:
         last_review_ms = lrt * 1000
@@ -235,11 +238,13 @@ def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, d
         due_ms = days.add_days(anchor, day - days.day_of(anchor))
     else:
         due_ms = card.due * 1000
-    common = dict(stability=stability, difficulty=difficulty, due_ms=due_ms, last_review_ms=last_review_ms,
-                  reps=card.reps, lapses=card.lapses, leech=card.lapses >= settings.leech_lapses)
     if card.type == TYPE_REVIEW:
-        state = ItemState(state=REVIEW, step=None, interval=max(card.interval, 1), **common)
+        state = ItemState(state=REVIEW, step=None, interval=max(card.interval, 1), stability=stability,
+                          difficulty=difficulty, due_ms=due_ms, last_review_ms=last_review_ms, reps=card.reps,
+                          lapses=card.lapses, leech=card.lapses >= settings.leech_lapses)
     else:
+        common = dict(stability=stability, difficulty=difficulty, due_ms=due_ms, last_review_ms=last_review_ms,
+                      reps=card.reps, lapses=card.lapses, leech=card.lapses >= settings.leech_lapses)
         kind = LEARNING if card.type == TYPE_LEARN else RELEARNING
         steps = settings.learning_steps if kind == LEARNING else settings.relearning_steps
         step = min(max(len(steps) - card.left % 1000, 0), max(len(steps) - 1, 0))
@@ -247,7 +252,10 @@ def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, d
         if last_review_ms is not None and due_ms > last_review_ms:
             secs = -((due_ms - last_review_ms) // 1000)
         state = ItemState(state=kind, step=step, interval=secs, **common)
-    return TakenState("", state, suspended, buried_day)
+    return TakenState(key, state, suspended, buried_day)
+
+
+_NUMBERS = (int, float)
 
 
 def _number(value) -> float | None:
@@ -428,10 +436,8 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
         deck_options = scheduling.get(deck.id)
         if deck_options is None:
             deck_options = scheduling[deck.id] = deck_settings(presets, settings, deck.id)[1]
-        taken = card_state(card, collection, deck_options, days, last, today, anki_day)
-        if taken is None:
-            taken = TakenState("", ItemState(), False, 0)
-        plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)
+        taken = card_state(card, collection, deck_options, days, last, today, anki_day, key)
+        plan.states[key] = taken if taken is not None else TakenState(key, ItemState(), False, 0)
 
     integers, sums = ahead.result() if ahead is not None else (False, None)
     if integers and len({key for key, _, _ in matched}) == len(matched):
