@@ -383,17 +383,17 @@ ORDER BY coalesce(r.anki_revlog_id, r.time_ms), r.id
 class _RevlogStaging:
     """The revlog rows of an export with progress, numbered and converted in a thread of their own
     while the notes are planned and written (SQLite works without the GIL), into an in-memory
-    database that ``_copy_revlog`` then reads in id order. ``exact``: no two rows took one number
-    (else revlog_ids numbers them, after all)."""
+    database that ``_copy_revlog`` then reads in id order (``data``: its image, as
+    ``Connection.serialize`` gives it; a database shared between connections costs a tenth more).
+    ``exact``: no two rows took one number (else revlog_ids numbers them, after all)."""
 
     def __init__(self, source: LogSource) -> None:
-        import secrets
         import threading
 
         self.source = source
-        self.name = f"file:studyapp-revlog-{secrets.token_hex(8)}?mode=memory&cache=shared"
-        self.connection = sqlite3.connect(self.name, uri=True, isolation_level=None, check_same_thread=False)
+        self.connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         self.exact = False
+        self.data = b""
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._run, name="studyapp-revlog", daemon=True)
         self.thread.start()
@@ -409,6 +409,8 @@ class _RevlogStaging:
                                "lastIvl, factor, time, type)")
             self.exact = connection.execute(_STAGE_RANKED, {"until": until, "tenth": 0.1}).rowcount == logged
             connection.execute("DETACH DATABASE studyapp_profile")
+            if self.exact:
+                self.data = connection.serialize()
         except BaseException as error:  # handed to the exporting thread by wait()
             self.error = error
 
@@ -429,7 +431,9 @@ class _RevlogStaging:
 def start_revlog_staging(progress: Progress) -> _RevlogStaging | None:
     """Start numbering ``progress``'s review log beside the rest of the export (None: nothing to stage).
     The caller closes it once the package is written."""
-    return _RevlogStaging(progress.source) if progress.source is not None else None
+    if progress.source is None or not hasattr(sqlite3.Connection, "serialize"):
+        return None
+    return _RevlogStaging(progress.source)
 
 
 def _unreadable_log(source: LogSource, error: BaseException) -> Exception:
@@ -461,7 +465,8 @@ def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapp
     # only outside the transaction that read it, and a commit here would be a second write
     # transaction, a different change counter in the package's header than the Python path's.
     if staging is not None and staging.wait():
-        connection.execute("ATTACH DATABASE ? AS studyapp_staged", (staging.name,))
+        connection.execute("ATTACH DATABASE ':memory:' AS studyapp_staged")
+        connection.deserialize(staging.data, name="studyapp_staged")
         connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
         try:
             connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)", cards)
