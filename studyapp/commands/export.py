@@ -83,7 +83,8 @@ def run_export(context, args) -> int:
           f"{plural(result.cards, 'card')}")
     if schedule is not None:
         studied = sum(1 for item in schedule.items.values() if not item.state.is_new)
-        print(f"With progress: {plural(studied, 'card')} studied, {plural(len(schedule.log), 'review')} in the log; "
+        reviews = plural(schedule.review_count, 'review')
+        print(f"With progress: {plural(studied, 'card')} studied, {reviews} in the log; "
               "in Anki, import it with 'Import any learning progress' ticked (see docs/export.md)")
     return 0
 

@@ -46,7 +46,7 @@ def run_import(context, args) -> int:
 def _summary(context, path: Path, plan, *, dry_run: bool) -> None:
     verb = "Would import" if dry_run else "Imported"
     items = len(plan.states)
-    print(f"{verb} {plural(len(plan.reviews), 'review')} from {path} and took Anki's schedule for "
+    print(f"{verb} {plural(plan.review_count, 'review')} from {path} and took Anki's schedule for "
           f"{plural(items, 'card')}; {plural(plan.reviews_known, 'review')} already in the log", file=context.stdout)
     print(f"Notes: {plan.notes} in the file, {plan.notes_by_guid} matched by studyapp's id, "
           f"{plan.notes_by_text} by their front text, {len(plan.unmatched)} matched no card", file=context.stdout)

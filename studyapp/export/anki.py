@@ -329,7 +329,8 @@ def _write_atomically(package: genanki.Package, output: Path, now: float,
                 scratch_folder() as scratch:
             # genanki's own write_to_file leaves its SQLite file behind in /tmp; this does not.
             database = Path(scratch) / "collection.anki2"
-            connection = sqlite3.connect(database)
+            # URIs on: an export with progress attaches the profile read-only (progress._copy_revlog).
+            connection = sqlite3.connect(database.as_uri(), uri=True)
             try:
                 # A scratch file, deleted if anything fails: no journal and no syncs (genanki's
                 # schema alone made a dozen). The package itself is synced before it replaces
@@ -379,6 +380,22 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
             # Losing the local ledger is harmless: changes are stamped again, later.
             ledger_warning = f"{error.format()}; starting a new one"
     stamper = Stamper(shipped, local, int(now))
+    staging = None
+    if schedule is not None:
+        from .progress import start_revlog_staging
+
+        # The review log is numbered in SQLite, in a thread, while the notes are planned and written.
+        staging = start_revlog_staging(schedule)
+    try:
+        return _export_planned(decks, output, home, now, progress, schedule, stamper, local, local_path,
+                               ledger_warning, staging)
+    finally:
+        if staging is not None:
+            staging.close()
+
+
+def _export_planned(decks, output, home, now, progress, schedule, stamper, local, local_path, ledger_warning,
+                    staging) -> ExportResult:
     plan = plan_export(decks, stamper, progress)
     changed = bool(stamper.changed_notes or stamper.changed_notetypes)
     if local_path is not None and changed:
@@ -395,7 +412,7 @@ def export_anki(decks: list[Deck], output: Path, *, home: Path | None, clock: Ca
         from .progress import write_progress
 
         def finish(connection):
-            write_progress(connection, plan, schedule, now=now)
+            write_progress(connection, plan, schedule, now=now, staging=staging)
     write_package(plan, output, now=now, progress=progress, finish=finish)
     return ExportResult(
         path=Path(output), decks=len(decks), notes=len(plan.notes), cards=plan.card_count,

@@ -13,10 +13,13 @@ package holds, the Anki reviews still join the log but studyapp's state stays.
 from __future__ import annotations
 
 import html
+import itertools
 import re
+import sqlite3
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import groupby, repeat
 from operator import itemgetter
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -64,9 +67,79 @@ class TakenState:
     buried_day: int
 
 
+class StagedReviews(NamedTuple):
+    """A plan's incoming reviews, left in the package's unpacked collection: ``select(schema)`` is the SQL
+    that converts them (``convert_reviews``, row for row, in plan order) from the tables the plan wrote
+    there. The store copies them into the log with it (``Store.import_anki``); ``load`` reads them as
+    ``IncomingReview`` for anything else that asks for ``ImportPlan.reviews``."""
+
+    database: Path
+    suffix: str  # of the plan's tables: studyapp_card<suffix>, studyapp_new<suffix>, ...
+    count: int
+    keys: list[str]  # the item key of each card_seq
+    last_rows: dict[str, int]  # item key -> the revlog id of its last incoming row
+    collection: AnkiCollection  # held: its unpacked file (``database``) goes with it
+
+    def select(self, schema: str) -> str:
+        """IncomingReview's fields in plan order, from the tables in database ``schema`` (the package's
+        collection, attached or opened)."""
+        return _converted(self, schema, f"c.item_key, r.id, {_KIND}, r.ease, r.id, {_DURATION}, {_BEFORE}, {_AFTER}, "
+                                        f"{_INTERVAL}, r.lastIvl, {_DIFFICULTY}", "")
+
+    def insert(self, schema: str, scheduler: int) -> str:
+        """The review-log insert of these rows (from database ``schema``), with temp.import_item giving each
+        card's item id and, on its last incoming row (last_id), the state taken from Anki; the uids are
+        the parameter :prefix and a count in plan order."""
+        taken = "r.id = i.last_id"
+        return (
+            "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+            "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
+            "anki_revlog_id, uid) " + _converted(
+                self, schema,
+                f"i.item_id, {_KIND}, r.ease, r.id, r.id, {_DURATION}, {_BEFORE}, "
+                f"CASE WHEN {taken} THEN i.state ELSE {_AFTER} END, {_INTERVAL}, r.lastIvl, "
+                f"CASE WHEN {taken} THEN i.stability END, CASE WHEN {taken} THEN i.difficulty ELSE {_DIFFICULTY} END, "
+                f"CASE WHEN {taken} THEN i.due_ms END, {int(scheduler)}, 'anki', r.id, "
+                ":prefix || printf('%012x', o.position - 1)",
+                "JOIN temp.import_item AS i ON i.card_seq = c.seq"))
+
+    def load(self) -> list[IncomingReview]:
+        connection = sqlite3.connect(f"{self.database.as_uri()}?mode=ro", uri=True)
+        try:
+            return list(map(tuple.__new__, repeat(IncomingReview), connection.execute(self.select("main"))))
+        finally:
+            connection.close()
+
+
+# convert_reviews in SQL, by column, for a revlog row r (of a card c of the plan) with n, its row in
+# studyapp_new when its state before is new (the card's first answer, or the first after a reset:
+# _plan_staged works those out), and d, the difficulty of its factor.
+_KIND = (f"CASE WHEN r.ease = 0 THEN 'reset' WHEN r.type = {REVLOG_FILTERED} AND r.factor = 0 THEN 'cram' "
+         "ELSE 'review' END")
+_DURATION = "CASE WHEN r.ease = 0 OR r.time <= 0 THEN 0 ELSE r.time END"
+_BEFORE = (f"CASE WHEN r.ease = 0 THEN '{REVIEW}' "
+           f"WHEN r.type = {REVLOG_LEARNING} THEN CASE WHEN n.id IS NULL THEN '{LEARNING}' ELSE '{NEW}' END "
+           f"WHEN r.type = {REVLOG_RELEARNING} THEN '{RELEARNING}' ELSE '{REVIEW}' END")
+_AFTER = (f"CASE WHEN r.ease = 0 THEN '{NEW}' WHEN r.ivl > 0 THEN '{REVIEW}' "
+          f"WHEN r.type = {REVLOG_RELEARNING} OR (r.type != {REVLOG_LEARNING} AND r.ease <= 1) THEN '{RELEARNING}' "
+          f"ELSE '{LEARNING}' END")
+_INTERVAL = "CASE WHEN r.ease = 0 THEN 0 ELSE r.ivl END"
+_DIFFICULTY = "CASE WHEN r.ease = 0 THEN NULL ELSE d.difficulty END"
+
+
+def _converted(staged: StagedReviews, schema: str, columns: str, joins: str) -> str:
+    """SELECT ``columns`` FROM the incoming revlog rows (r, of card c, at o.position in the plan's
+    order), in that order: studyapp_order holds them sorted, so nothing here sorts the wide rows."""
+    return (f"SELECT {columns} FROM {schema}.studyapp_order{staged.suffix} AS o "
+            f"JOIN {schema}.revlog AS r ON r.id = o.id "
+            f"JOIN {schema}.studyapp_card{staged.suffix} AS c ON c.cid = o.cid {joins} "
+            f"LEFT JOIN {schema}.studyapp_new{staged.suffix} AS n ON n.id = r.id "
+            f"LEFT JOIN {schema}.studyapp_difficulty{staged.suffix} AS d ON d.factor = r.factor "
+            "ORDER BY o.position")
+
+
 @dataclass
 class ImportPlan:
-    reviews: list[IncomingReview] = field(default_factory=list)
     states: dict[str, TakenState] = field(default_factory=dict)
     notes: int = 0
     notes_by_guid: int = 0
@@ -76,10 +149,32 @@ class ImportPlan:
     reviews_known: int = 0
     reviews_skipped: int = 0  # Anki's manual rescheduling rows: no answer to log
     kept_newer: list[str] = field(default_factory=list)  # items studyapp answered after Anki did
+    staged: StagedReviews | None = None
+    _reviews: list[IncomingReview] | None = field(default=None, repr=False)
+
+    @property
+    def reviews(self) -> list[IncomingReview]:
+        """The Anki reviews to append, in order (read from ``staged`` when first asked for)."""
+        if self._reviews is None:
+            self._reviews = self.staged.load() if self.staged is not None else []
+        return self._reviews
+
+    @reviews.setter
+    def reviews(self, rows: list[IncomingReview]) -> None:
+        self._reviews = rows
+
+    @property
+    def only_staged(self) -> bool:
+        """Whether the reviews are the staged rows, untouched (nobody has read them as a list)."""
+        return self._reviews is None and self.staged is not None
+
+    @property
+    def review_count(self) -> int:
+        return self.staged.count if self.only_staged else len(self.reviews)
 
     @property
     def changed(self) -> bool:
-        return bool(self.reviews or self.states)
+        return bool(self.review_count or self.states)
 
 
 def normalized(text: str) -> str:
@@ -114,16 +209,19 @@ def study_day_of_anki_day(collection: AnkiCollection, days: StudyDays, number: i
 
 def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, days: StudyDays,
                last_review_ms: int | None, today: int,
-               anki_day: Callable[[int], int] | None = None) -> TakenState | None:
-    """The studyapp state of an Anki card (None for a card Anki still has as new).
+               anki_day: Callable[[int], int] | None = None, key: str = "") -> TakenState | None:
+    """The studyapp state of an Anki card (None for a card Anki still has as new), for item ``key``.
 
     ``anki_day``: ``study_day_of_anki_day`` for this collection and ``days`` (remembered by the caller)."""
     if card.type == TYPE_NEW:
         return None
     data = card.data
     # As the engine keeps them: Anki's f32 values (its card data writes them rounded to 4 and 3 places).
-    stability = _as_f32(_number(data.get("s")))
-    difficulty = _as_f32(_number(data.get("d")))
+    # _as_f32(_number(...)) written out (a card's data comes from json: ints, floats and bools as such).
+    stability = data.get("s")
+    stability = f32(float(stability)) if type(stability) in _NUMBERS else _as_f32(_number(stability))
+    difficulty = data.get("d")
+    difficulty = f32(float(difficulty)) if type(difficulty) in _NUMBERS else _as_f32(_number(difficulty))
     lrt = data.get("lrt")
     if isinstance(lrt, int) and lrt > 0:
         last_review_ms = lrt * 1000
@@ -140,11 +238,13 @@ def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, d
         due_ms = days.add_days(anchor, day - days.day_of(anchor))
     else:
         due_ms = card.due * 1000
-    common = dict(stability=stability, difficulty=difficulty, due_ms=due_ms, last_review_ms=last_review_ms,
-                  reps=card.reps, lapses=card.lapses, leech=card.lapses >= settings.leech_lapses)
     if card.type == TYPE_REVIEW:
-        state = ItemState(state=REVIEW, step=None, interval=max(card.interval, 1), **common)
+        state = ItemState(state=REVIEW, step=None, interval=max(card.interval, 1), stability=stability,
+                          difficulty=difficulty, due_ms=due_ms, last_review_ms=last_review_ms, reps=card.reps,
+                          lapses=card.lapses, leech=card.lapses >= settings.leech_lapses)
     else:
+        common = dict(stability=stability, difficulty=difficulty, due_ms=due_ms, last_review_ms=last_review_ms,
+                      reps=card.reps, lapses=card.lapses, leech=card.lapses >= settings.leech_lapses)
         kind = LEARNING if card.type == TYPE_LEARN else RELEARNING
         steps = settings.learning_steps if kind == LEARNING else settings.relearning_steps
         step = min(max(len(steps) - card.left % 1000, 0), max(len(steps) - 1, 0))
@@ -152,7 +252,10 @@ def card_state(card: AnkiCard, collection: AnkiCollection, settings: Settings, d
         if last_review_ms is not None and due_ms > last_review_ms:
             secs = -((due_ms - last_review_ms) // 1000)
         state = ItemState(state=kind, step=step, interval=secs, **common)
-    return TakenState("", state, suspended, buried_day)
+    return TakenState(key, state, suspended, buried_day)
+
+
+_NUMBERS = (int, float)
 
 
 def _number(value) -> float | None:
@@ -266,6 +369,9 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
     days = ReviewScheduler(settings).days
     today = days.day_of(now_ms)
     known, last_answer = known_revlog_ids(items, log)
+    # What SQL can tell of the package before the notes are matched, read in a thread meanwhile.
+    ahead = _Background(lambda: _read_ahead(collection.database, not any(known.values()))) \
+        if collection.database is not None else None
     by_guid = {note_guid(deck.id, card.id): (deck, card) for deck in decks for card in deck.cards}
     by_text: dict[tuple[bool, str], list] = {}
 
@@ -277,29 +383,12 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
                     for text in _front_texts(deck, card):
                         by_text.setdefault((card.type == "cloze", text), []).append((deck, card))
         return by_text
-    revlog: dict[int, list[AnkiReview]] = {}
-    # A card's rows at a time (read_package gives them by card): a list per card, not a call per row.
-    for card_id, entries in groupby(collection.revlog, key=itemgetter(1)):
-        rows = revlog.get(card_id)
-        if rows is None:
-            revlog[card_id] = list(entries)
-        else:
-            rows.extend(entries)
     cards_of: dict[int, list[AnkiCard]] = {}
     for card in collection.cards:
         cards_of.setdefault(card.note_id, []).append(card)
 
-    anki_days: dict[int, int] = {}
-
-    def anki_day(number: int) -> int:
-        day = anki_days.get(number)
-        if day is None:
-            day = anki_days[number] = study_day_of_anki_day(collection, days, number)
-        return day
-
-    scheduling: dict[str, Settings] = {}
-
     plan = ImportPlan()
+    matched: list[tuple[str, Deck, AnkiCard]] = []  # (item key, deck, Anki card), in the plan's order
     for note in collection.notes.values():
         if note.id not in cards_of:
             continue
@@ -323,32 +412,248 @@ def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mappin
             variant = variants.get(card.ord)
             if variant is None:
                 continue
-            key = f"{deck.id}/{bank_card.id}/{variant}"
             plan.cards_matched += 1
-            rows = revlog.get(card.id, [])
-            incoming, known_count, skipped = convert_reviews(key, rows, known.get(key, set()))
+            matched.append((f"{deck.id}/{bank_card.id}/{variant}", deck, card))
+
+    anki_days: dict[int, int] = {}
+
+    def anki_day(number: int) -> int:
+        day = anki_days.get(number)
+        if day is None:
+            day = anki_days[number] = study_day_of_anki_day(collection, days, number)
+        return day
+
+    scheduling: dict[str, Settings] = {}
+
+    def take(key: str, deck: Deck, card: AnkiCard, answered: int | None, reset: bool, last: int | None) -> None:
+        """Anki's state of ``card`` for item ``key``, whose incoming reviews end with the answer at
+        ``answered`` (None: no answer) and hold a reset or not; ``last``: the card's last answer."""
+        if answered is not None and answered <= last_answer.get(key, 0):
+            plan.kept_newer.append(key)
+            return
+        if answered is None and not reset:
+            return
+        deck_options = scheduling.get(deck.id)
+        if deck_options is None:
+            deck_options = scheduling[deck.id] = deck_settings(presets, settings, deck.id)[1]
+        taken = card_state(card, collection, deck_options, days, last, today, anki_day, key)
+        plan.states[key] = taken if taken is not None else TakenState(key, ItemState(), False, 0)
+
+    integers, sums = ahead.result() if ahead is not None else (False, None)
+    if integers and len({key for key, _, _ in matched}) == len(matched):
+        _plan_staged(plan, collection, matched, known, take, sums)
+    else:
+        # Two notes matched to one card by their text interleave in the Python plan, and a factor that
+        # is not an integer has a difficulty of its own there.
+        _plan_in_python(plan, collection, matched, known, take)
+    return plan
+
+
+class _Background:
+    """``function()`` in a thread of its own (SQLite works without the GIL); ``result()`` waits for it."""
+
+    def __init__(self, function: Callable[[], object]) -> None:
+        import threading
+
+        self._result: object = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(function,), name="studyapp-import", daemon=True)
+        self._thread.start()
+
+    def _run(self, function: Callable[[], object]) -> None:
+        try:
+            self._result = function()
+        except BaseException as error:  # handed to the waiting thread
+            self._error = error
+
+    def result(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+def _read_ahead(database: Path, first_import: bool) -> tuple[bool, dict[int, list] | None]:
+    """(whether every revlog value _plan_staged reads is an integer; for a first import, the per-card
+    sums of ``_sums_without_known``, else None). A collection SQLite cannot read goes the Python way,
+    which says what is wrong."""
+    connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
+    try:
+        odd = connection.execute(
+            "SELECT 1 FROM revlog WHERE typeof(cid) != 'integer' OR typeof(ivl) != 'integer' "
+            "OR typeof(lastIvl) != 'integer' OR typeof(factor) != 'integer' OR typeof(time) != 'integer' "
+            "OR typeof(type) != 'integer' LIMIT 1").fetchone()
+        if odd is not None:
+            return False, None
+        return True, _sums_without_known(connection) if first_import else None
+    except sqlite3.DatabaseError:
+        return False, None
+    finally:
+        connection.close()
+
+
+def _plan_in_python(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
+                    take) -> None:
+    revlog: dict[int, list[AnkiReview]] = {}
+    # A card's rows at a time (read_package gives them by card): a list per card, not a call per row.
+    for card_id, entries in groupby(collection.revlog, key=itemgetter(1)):
+        rows = revlog.get(card_id)
+        if rows is None:
+            revlog[card_id] = list(entries)
+        else:
+            rows.extend(entries)
+    reviews = plan.reviews
+    for key, deck, card in matched:
+        rows = revlog.get(card.id, [])
+        incoming, known_count, skipped = convert_reviews(key, rows, known.get(key, set()))
+        plan.reviews_known += known_count
+        plan.reviews_skipped += skipped
+        if not incoming:
+            continue
+        reviews.extend(incoming)
+        # The latest answer is the last one: a card's revlog is in time order (its ids are times).
+        answered = next((r.time_ms for r in reversed(incoming) if r.kind == "review"), None)
+        reset = any(r.kind == "reset" for r in incoming)
+        # The revlog is in time order per card: its last answer is the last row with a rating.
+        last = next((r.id for r in reversed(rows) if r.ease > 0), None)
+        take(key, deck, card, answered, reset, last)
+
+
+_STAGE_NUMBERS = itertools.count(1)
+
+
+def _sums_without_known(connection: sqlite3.Connection) -> dict[int, list]:
+    """``_plan_staged``'s sums per card when the profile knows none of the rows (a first import): the
+    answers in one narrow pass, the few rows without one (resets, manual rows) one by one."""
+    sums: dict[int, list] = {}
+    for cid, last, first, answers, answered in connection.execute(
+            f"SELECT cid, max(id), min(id), count(*), max(CASE WHEN NOT (type = {REVLOG_FILTERED} AND factor = 0) "
+            "THEN id END) FROM revlog NOT INDEXED WHERE ease > 0 GROUP BY cid"):
+        sums[cid] = [0, 0, last, first, 0, answers, answered, 0, last]
+    for cid, id_, kind, factor in connection.execute(
+            "SELECT cid, id, type, factor FROM revlog NOT INDEXED WHERE ease = 0 ORDER BY id"):
+        row = sums.setdefault(cid, [0, 0, None, None, 0, 0, None, 0, None])
+        if kind == REVLOG_MANUAL and factor == 0:  # a reset: it comes in
+            row[4] = row[7] = 1
+            row[5] += 1
+            row[8] = id_ if row[8] is None else max(row[8], id_)
+        else:
+            row[1] += 1
+    return sums
+
+
+def _plan_staged(plan: ImportPlan, collection: AnkiCollection, matched, known: Mapping[str, set[int]],
+                 take, sums: dict[int, list] | None) -> None:
+    """``_plan_in_python`` from per-card sums in SQL (``sums``: read ahead for a first import), the reviews
+    left in the unpacked collection."""
+    database = collection.database
+    suffix = f"_{next(_STAGE_NUMBERS)}"
+    connection = sqlite3.connect(database, isolation_level=None)
+    try:
+        # The unpacked file is scratch, deleted with the collection object.
+        connection.execute("PRAGMA journal_mode = OFF")
+        connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("BEGIN")
+        connection.execute(f"CREATE TABLE studyapp_card{suffix} (cid INTEGER PRIMARY KEY, seq INTEGER NOT NULL, "
+                           "item_key TEXT NOT NULL)")
+        connection.executemany(f"INSERT INTO studyapp_card{suffix} VALUES (?, ?, ?)",
+                               [(card.id, seq, key) for seq, (key, _, card) in enumerate(matched)])
+        connection.execute(f"CREATE TABLE studyapp_known{suffix} (cid INTEGER NOT NULL, id INTEGER NOT NULL, "
+                           "PRIMARY KEY (cid, id)) WITHOUT ROWID")
+        known_rows = [(card.id, number) for key, _, card in matched for number in known.get(key, ())]
+        connection.executemany(f"INSERT OR IGNORE INTO studyapp_known{suffix} VALUES (?, ?)", known_rows)
+        connection.execute(f"CREATE TABLE studyapp_difficulty{suffix} (factor INTEGER PRIMARY KEY, difficulty REAL)")
+        connection.executemany(f"INSERT INTO studyapp_difficulty{suffix} VALUES (?, ?)",
+                               [(factor, d) for factor, d in _DIFFICULTY_OF_FACTOR.items() if d is not None])
+        is_known = (f"EXISTS (SELECT 1 FROM studyapp_known{suffix} AS k WHERE k.cid = r.cid AND k.id = r.id)"
+                    if known_rows else "0")
+        reset = f"(r.ease = 0 AND r.type = {REVLOG_MANUAL} AND r.factor = 0)"
+        # Per card, in one pass: rows known, manual rows left out, its last answer, its first answer,
+        # whether it was reset; and of the rows that come in: how many, the last answer (cram aside),
+        # a reset among them, the last one.
+        sums = (sums if sums is not None else _sums_without_known(connection)) if not known_rows else {
+            cid: rest for cid, *rest in connection.execute(f"""
+            SELECT cid, sum(known), sum(ease = 0 AND NOT reset AND NOT known),
+                   max(CASE WHEN ease > 0 THEN id END), min(CASE WHEN ease > 0 THEN id END), max(reset),
+                   sum(incoming),
+                   max(CASE WHEN incoming AND ease > 0 AND NOT (type = {REVLOG_FILTERED} AND factor = 0)
+                            THEN id END),
+                   max(incoming AND reset), max(CASE WHEN incoming THEN id END)
+            FROM (SELECT r.cid AS cid, r.id AS id, r.ease AS ease, r.type AS type, r.factor AS factor,
+                         {is_known} AS known, {reset} AS reset,
+                         NOT {is_known} AND (r.ease > 0 OR {reset}) AS incoming
+                  FROM revlog AS r NOT INDEXED JOIN studyapp_card{suffix} AS c ON c.cid = r.cid)
+            GROUP BY cid""")}
+        # A learning answer is the card's first when no answer comes before it since the last reset:
+        # without a reset, the card's first answer; with one, worked out row by row.
+        connection.execute(f"CREATE TABLE studyapp_new{suffix} (id INTEGER PRIMARY KEY)")
+        connection.executemany(f"INSERT INTO studyapp_new{suffix} VALUES (?)",
+                               sorted((row[3],) for row in sums.values() if not row[4] and row[3] is not None))
+        reset_cards = [(cid,) for cid, row in sums.items() if row[4]]
+        if reset_cards:
+            connection.execute("CREATE TEMP TABLE reset_card (cid INTEGER PRIMARY KEY)")
+            connection.executemany("INSERT INTO temp.reset_card VALUES (?)", reset_cards)
+            connection.execute(f"""
+                INSERT INTO studyapp_new{suffix}
+                SELECT id FROM (
+                    SELECT id, ease, max(CASE WHEN ease > 0 THEN id END) OVER earlier AS answered,
+                           max(CASE WHEN {reset.replace("r.", "")} THEN id END) OVER earlier AS was_reset
+                    FROM revlog NOT INDEXED WHERE cid IN (SELECT cid FROM temp.reset_card)
+                    WINDOW earlier AS (PARTITION BY cid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
+                WHERE ease > 0 AND (answered IS NULL OR was_reset > answered)""")
+        connection.execute("COMMIT")
+    except sqlite3.DatabaseError as error:
+        raise _damaged(collection, error) from None
+    finally:
+        connection.close()
+    # The incoming rows in the plan's order (by card, then time), numbered: sorting the ids alone here
+    # spares the insert from sorting its wide rows. Written in a thread while the states are taken.
+    order = _Background(lambda: _write_order(collection, suffix, reset, bool(known_rows)))
+    last_rows: dict[str, int] = {}
+    try:
+        for key, deck, card in matched:
+            row = sums.get(card.id)
+            if row is None:
+                continue
+            known_count, skipped, last, _, _, incoming, answered, reset_in, last_row = row
             plan.reviews_known += known_count
             plan.reviews_skipped += skipped
             if not incoming:
                 continue
-            plan.reviews.extend(incoming)
-            # The latest answer is the last one: a card's revlog is in time order (its ids are times).
-            answered = next((r.time_ms for r in reversed(incoming) if r.kind == "review"), None)
-            if answered is not None and answered <= last_answer.get(key, 0):
-                plan.kept_newer.append(key)
-                continue
-            if answered is None and all(r.kind != "reset" for r in incoming):
-                continue
-            # The revlog is in time order per card: its last answer is the last row with a rating.
-            last = next((r.id for r in reversed(rows) if r.ease > 0), None)
-            deck_options = scheduling.get(deck.id)
-            if deck_options is None:
-                deck_options = scheduling[deck.id] = deck_settings(presets, settings, deck.id)[1]
-            taken = card_state(card, collection, deck_options, days, last, today, anki_day)
-            if taken is None:
-                taken = TakenState("", ItemState(), False, 0)
-            plan.states[key] = TakenState(key, taken.state, taken.suspended, taken.buried_day)
-    return plan
+            last_rows[key] = last_row
+            take(key, deck, card, answered, bool(reset_in), last)
+    finally:
+        count = order.result()
+    plan.staged = StagedReviews(database, suffix, count, [key for key, _, _ in matched], last_rows, collection)
+
+
+def _write_order(collection: AnkiCollection, suffix: str, reset: str, with_known: bool) -> int:
+    connection = sqlite3.connect(collection.database, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode = OFF")
+        connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("BEGIN")
+        connection.execute(f"CREATE TABLE studyapp_order{suffix} (position INTEGER PRIMARY KEY, id INTEGER NOT NULL, "
+                           "cid INTEGER NOT NULL)")
+        not_known = (f"AND NOT EXISTS (SELECT 1 FROM studyapp_known{suffix} AS k WHERE k.cid = r.cid AND k.id = r.id)"
+                     if with_known else "")
+        count = connection.execute(
+            f"INSERT INTO studyapp_order{suffix} (id, cid) SELECT r.id, r.cid FROM revlog AS r NOT INDEXED "
+            f"JOIN studyapp_card{suffix} AS c ON c.cid = r.cid WHERE (r.ease > 0 OR {reset}) {not_known} "
+            "ORDER BY c.seq, r.id").rowcount
+        connection.execute("COMMIT")
+        return count
+    except sqlite3.DatabaseError as error:
+        raise _damaged(collection, error) from None
+    finally:
+        connection.close()
+
+
+def _damaged(collection: AnkiCollection, error: sqlite3.DatabaseError) -> Exception:
+    # Inside the store's transaction: say which file it is, not the profile (which is rolled back).
+    from .apkg import _unreadable
+
+    return _unreadable(collection.path, f"its collection is damaged ({error})")
 
 
 def _label(field_text: str) -> str:

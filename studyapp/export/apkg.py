@@ -17,6 +17,7 @@ import json
 import shutil
 import sqlite3
 import tempfile
+import weakref
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -88,7 +89,23 @@ class AnkiCollection:
     notetypes: dict[int, AnkiNotetype] = field(default_factory=dict)
     notes: dict[int, AnkiNote] = field(default_factory=dict)
     cards: list[AnkiCard] = field(default_factory=list)
-    revlog: list[AnkiReview] = field(default_factory=list)  # by card, then time
+    # The package's collection unpacked (SQLite, ours to write to: an import stages its rows there,
+    # export/anki_import.py), kept while this object lives; None for a collection built in memory.
+    database: Path | None = None
+    _revlog: list[AnkiReview] | None = field(default=None, repr=False)
+
+    @property
+    def revlog(self) -> list[AnkiReview]:
+        """Every review, by card, then time. Read from ``database`` when first asked for: an import
+        copies the rows with SQL and never needs them as tuples (100,000 of them take longer than
+        the rest of reading the package)."""
+        if self._revlog is None:
+            self._revlog = _read_revlog(self.path, self.database) if self.database is not None else []
+        return self._revlog
+
+    @revlog.setter
+    def revlog(self, rows: list[AnkiReview]) -> None:
+        self._revlog = rows
 
 
 def _unreadable(path: Path, why: str, advice: str = "export it again from Anki (File > Export)") -> StudyappError:
@@ -108,22 +125,34 @@ def read_package(path: Path) -> AnkiCollection:
         raise StudyappError(f"{path}: no such file", path=path) from None
     except (zipfile.BadZipFile, OSError) as error:
         raise _unreadable(path, f"it is not a zip archive, or it is truncated ({error})") from None
-    with archive, tempfile.TemporaryDirectory(prefix="studyapp-import-") as scratch:
-        names = set(archive.namelist())
-        version = _version(path, archive, names)
-        member = COLLECTION_FILES[version]
-        if member not in names:
-            raise _unreadable(path, f"its meta names {member}, which it does not contain")
-        database = Path(scratch) / "collection.sqlite"
-        try:
-            with archive.open(member) as source, open(database, "wb") as target:
-                if version == LATEST:
-                    _unzstd(path, source, target)
-                else:
-                    shutil.copyfileobj(source, target, 1 << 20)
-        except (zipfile.BadZipFile, zlib.error, EOFError) as error:
-            raise _unreadable(path, f"{member} is damaged or cut short ({error})") from None
-        return _read_collection(path, database, version)
+    scratch_folder = tempfile.TemporaryDirectory(prefix="studyapp-import-")
+    try:
+        with archive:
+            collection = _unpack(path, archive, Path(scratch_folder.name))
+    except BaseException:
+        scratch_folder.cleanup()
+        raise
+    # The unpacked collection goes when the collection object does (or at exit).
+    weakref.finalize(collection, scratch_folder.cleanup)
+    return collection
+
+
+def _unpack(path: Path, archive: zipfile.ZipFile, scratch: Path) -> AnkiCollection:
+    names = set(archive.namelist())
+    version = _version(path, archive, names)
+    member = COLLECTION_FILES[version]
+    if member not in names:
+        raise _unreadable(path, f"its meta names {member}, which it does not contain")
+    database = Path(scratch) / "collection.sqlite"
+    try:
+        with archive.open(member) as source, open(database, "wb") as target:
+            if version == LATEST:
+                _unzstd(path, source, target)
+            else:
+                shutil.copyfileobj(source, target, 1 << 20)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+        raise _unreadable(path, f"{member} is damaged or cut short ({error})") from None
+    return _read_collection(path, database, version)
 
 
 def _version(path: Path, archive: zipfile.ZipFile, names: set[str]) -> int:
@@ -238,17 +267,27 @@ def _read_collection(path: Path, database: Path, version: int) -> AnkiCollection
         if wrong is not None:
             raise _unreadable(path, f"its review log has a row (id {wrong[0]}) answered with ease {wrong[1]!r}, "
                                     "where Anki writes 0 to 4")
-        # In table order (the revlog id, which is time), then by card with a stable sort: SQLite's
-        # ORDER BY cid walks the cid index and looks every row up in the table, twice the time.
-        revlog = list(map(tuple.__new__, repeat(AnkiReview), connection.execute(
-            "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog")))
-        revlog.sort(key=itemgetter(1))
-        collection.revlog = revlog
+        collection.database = database
         return collection
     except sqlite3.DatabaseError as error:
         raise _unreadable(path, f"its collection is damaged ({error})") from None
     finally:
         connection.close()
+
+
+def _read_revlog(path: Path, database: Path) -> list[AnkiReview]:
+    connection = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
+    try:
+        # In table order (the revlog id, which is time), then by card with a stable sort: SQLite's
+        # ORDER BY cid walks the cid index and looks every row up in the table, twice the time.
+        revlog = list(map(tuple.__new__, repeat(AnkiReview), connection.execute(
+            "SELECT id, cid, ease, ivl, lastIvl, factor, time, type FROM revlog")))
+    except sqlite3.DatabaseError as error:
+        raise _unreadable(path, f"its collection is damaged ({error})") from None
+    finally:
+        connection.close()
+    revlog.sort(key=itemgetter(1))
+    return revlog
 
 
 def _json(value):

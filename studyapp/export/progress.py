@@ -26,6 +26,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from operator import itemgetter
 from datetime import datetime, timedelta
+from math import isfinite
+from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from .bulk import collector_paused
@@ -80,14 +82,33 @@ class LoggedReview(NamedTuple):
     duration_ms: int
 
 
+class LogSource(NamedTuple):
+    """A profile's review log left where it is: the export copies it into the package with SQL.
+
+    100,000 rows read into Python and written out again cost more than Anki's whole export;
+    SQLite carries them from one file to the other (``_copy_revlog``) without a Python object each."""
+
+    database: Path  # the profile's SQLite file, attached read-only
+    until_id: int  # the last log row when the items were read: later answers wait for the next export
+    count: int  # log rows up to it
+    item_ids: Mapping[str, int]  # item key -> its row id in the profile
+
+
 @dataclass
 class Progress:
-    """A profile's progress for the export: settings, items by key, the review log in order."""
+    """A profile's progress for the export: settings, items by key, the review log in order
+    (``log``, or ``source`` where the export reads it itself)."""
 
     settings: Settings
     items: Mapping[str, ItemProgress]
     log: Sequence[LoggedReview] = field(default_factory=list)
     presets: object = None  # core.presets.Presets; None: every deck uses the profile's settings
+    source: LogSource | None = None
+
+    @property
+    def review_count(self) -> int:
+        """Rows of the review log the export carries (those of items it has no card for included)."""
+        return len(self.log) if self.source is None else self.source.count
 
     def preset_of(self, deck_id: str) -> tuple[str, Settings]:
         """The name of the preset a deck uses and the settings it schedules with."""
@@ -152,7 +173,7 @@ def card_values(state, *, suspended: bool, buried: bool, position: int, settings
         anki_type = _ANKI_TYPE[kind]
         last_review = state.last_review_ms
         due_ms = state.due_ms if state.due_ms is not None else last_review
-        data = _compact_json(_card_data(state, settings))
+        data = _card_data_json(state, settings)
         if kind == REVIEW:
             queue, due, interval, factor, left = (QUEUE_REVIEW, days.day_of(due_ms) - crt_day, max(state.interval, 1),
                                                   GRADUATED_FACTOR, 0)
@@ -186,9 +207,43 @@ def _card_data(state, settings: Settings) -> dict:
     return data
 
 
+def _card_data_json(state, settings: Settings) -> str:
+    """``_compact_json(_card_data(state, settings))``, written out: it runs once for each studied card."""
+    stability, difficulty, last_review = state.stability, state.difficulty, state.last_review_ms
+    memory = stability is not None and difficulty is not None
+    if memory:
+        stability, difficulty = round(float(stability), 4), round(float(difficulty), 3)
+        if not (isfinite(stability) and isfinite(difficulty)):
+            return _compact_json(_card_data(state, settings))  # json's NaN and Infinity
+    if last_review is not None:
+        lrt = last_review // 1000
+        lrt = f'"lrt":{lrt}' if type(lrt) is int else f'"lrt":{_compact_json(lrt)}'
+    if not memory:
+        return "{}" if last_review is None else "{" + lrt + "}"
+    # The preset's part (retention, decay) is the same for every card: json's text of it, once.
+    text = f'{{"s":{stability!r},"d":{difficulty!r},{_preset_data(settings)}'
+    return text + "}" if last_review is None else text + "," + lrt + "}"
+
+
+def _preset_data(settings: Settings) -> str:
+    key = (settings.desired_retention, tuple(settings.parameters))
+    text = _PRESET_DATA.get(key)
+    if text is None:
+        decay = round(float(settings.parameters[20]), 3) if len(settings.parameters) > 20 else 0.5
+        text = _PRESET_DATA[key] = _compact_json({"dr": round(float(settings.desired_retention), 2),
+                                                  "decay": decay})[1:-1]
+    return text
+
+
+_PRESET_DATA: dict[tuple, str] = {}
+
+
 @collector_paused
-def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float) -> None:
-    """Give the package's cards their schedules, add the review log and the preset (one connection, no commit)."""
+def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float,
+                   staging: _RevlogStaging | None = None) -> None:
+    """Give the package's cards their schedules, add the review log and the preset (one connection, no commit).
+
+    ``staging``: ``start_revlog_staging(progress)``, started before the notes were planned."""
     settings = progress.settings
     days = ReviewScheduler(settings).days
     now_ms = int(now * 1000)
@@ -241,16 +296,19 @@ def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: P
             "odid, flags, data) VALUES (?, ?, ?, ?, ?, -1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)",
             [(card_id, note_id, deck_id, card_ord, stamp, *values)
              for card_id, note_id, deck_id, card_ord, values in updates])
-    revlog = _revlog_rows(progress.log, ids_of)
     # In id order (the table's own) into a revlog without its indexes, which are then built once
     # from their own definitions: the package's revlog starts empty, and a sorted build beats
     # placing 100,000 rows one by one in two indexes.
-    revlog.sort(key=itemgetter(0))
     indexes = connection.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'revlog' "
                                  "AND sql IS NOT NULL ORDER BY name").fetchall()
     for name, _ in indexes:
         connection.execute(f'DROP INDEX "{name}"')
-    connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", revlog)
+    if progress.source is not None:
+        _copy_revlog(connection, progress.source, ids_of, staging)
+    else:
+        revlog = _revlog_rows(progress.log, ids_of)
+        revlog.sort(key=itemgetter(0))
+        connection.executemany("INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)", revlog)
     for _, sql in indexes:
         connection.execute(sql)
     _write_options(connection, plan, per_deck, settings, days, crt, stamp)
@@ -278,6 +336,169 @@ def _revlog_rows(log: Iterable[LoggedReview], ids_of: Mapping[str, int]) -> list
             append((revlog_id, card_id, rating, interval, last_interval, revlog_factor(difficulty), duration,
                     kinds[before]))
     return rows
+
+
+# _revlog_rows in SQL, column for column, for a row ``r`` of the log and ``c`` of its card. The factor
+# is Python's int(round(x)): x computed in the same double operations (0.1 bound from Python, not
+# parsed by SQLite), then rounded half to even.
+_SCALED = "((r.difficulty - 1.0) / 9.0 + :tenth) * 1000.0"
+_TRUNCATED = f"CAST({_SCALED} AS INTEGER)"
+_REVLOG_VALUES = f"""CASE r.kind WHEN 'reset' THEN 0 ELSE r.rating END,
+       CASE r.kind WHEN 'reset' THEN 0 ELSE r.interval END,
+       r.last_interval,
+       CASE WHEN r.kind IN ('reset', 'cram') OR r.difficulty IS NULL THEN 0
+            WHEN {_SCALED} >= 0 THEN {_TRUNCATED} + CASE WHEN {_SCALED} - {_TRUNCATED} > 0.5 THEN 1
+                                                        WHEN {_SCALED} - {_TRUNCATED} < 0.5 THEN 0
+                                                        ELSE {_TRUNCATED} & 1 END
+            ELSE {_TRUNCATED} - CASE WHEN {_TRUNCATED} - {_SCALED} > 0.5 THEN 1
+                                     WHEN {_TRUNCATED} - {_SCALED} < 0.5 THEN 0
+                                     ELSE {_TRUNCATED} & 1 END END,
+       CASE r.kind WHEN 'reset' THEN 0 ELSE r.duration_ms END,
+       CASE r.kind WHEN 'reset' THEN {REVLOG_MANUAL} WHEN 'cram' THEN {REVLOG_FILTERED}
+            ELSE CASE r.state_before WHEN '{NEW}' THEN {REVLOG_LEARNING} WHEN '{LEARNING}' THEN {REVLOG_LEARNING}
+                                     WHEN '{REVIEW}' THEN {REVLOG_REVIEW} WHEN '{RELEARNING}' THEN {REVLOG_RELEARNING}
+                                     END END"""
+_REVLOG_COLUMNS = f"c.card_id, -1, {_REVLOG_VALUES}"
+_INSERT_REVLOG = "INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type)"
+
+# ids.revlog_ids in SQL: a row from Anki keeps its id, and the k-th row (in log order) answered at
+# one millisecond takes that millisecond plus k - 1. When these numbers are all distinct they are
+# revlog_ids' own (the rows before a row at its millisecond hold exactly the k - 1 numbers after it,
+# and no row holds its number), and the window's order is the numbers' order, so the rows reach the
+# table in id order without a second sort. A number taken twice is left out by OR IGNORE, and the
+# count short of the log's tells that revlog_ids must decide (a row pushed onto a millisecond that
+# another row was answered at). Every row of the log is numbered, those of items the package has no
+# card for too; the card ids join later (_copy_revlog).
+_STAGE_RANKED = f"""INSERT OR IGNORE INTO staged (number, item_id, ease, ivl, lastIvl, factor, time, type)
+SELECT CASE WHEN r.anki_revlog_id IS NULL THEN r.time_ms + row_number() OVER same_number - 1
+            ELSE r.anki_revlog_id END,
+       r.item_id, {_REVLOG_VALUES}
+FROM studyapp_profile.review_log AS r
+WHERE r.id <= :until
+WINDOW same_number AS (PARTITION BY coalesce(r.anki_revlog_id, r.time_ms) ORDER BY r.id)
+ORDER BY coalesce(r.anki_revlog_id, r.time_ms), r.id
+"""
+
+
+class _RevlogStaging:
+    """The revlog rows of an export with progress, numbered and converted in a thread of their own
+    while the notes are planned and written (SQLite works without the GIL), into an in-memory
+    database that ``_copy_revlog`` then reads in id order (``data``: its image, as
+    ``Connection.serialize`` gives it; a database shared between connections costs a tenth more).
+    ``exact``: no two rows took one number (else revlog_ids numbers them, after all)."""
+
+    def __init__(self, source: LogSource) -> None:
+        import threading
+
+        self.source = source
+        self.connection = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self.exact = False
+        self.data = b""
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="studyapp-revlog", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        connection = self.connection
+        try:
+            connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{self.source.database.as_uri()}?mode=ro",))
+            until = self.source.until_id
+            logged = connection.execute("SELECT count(*) FROM studyapp_profile.review_log WHERE id <= ?",
+                                        (until,)).fetchone()[0]
+            connection.execute("CREATE TABLE staged (number INTEGER PRIMARY KEY, item_id INTEGER NOT NULL, ease, ivl, "
+                               "lastIvl, factor, time, type)")
+            self.exact = connection.execute(_STAGE_RANKED, {"until": until, "tenth": 0.1}).rowcount == logged
+            connection.execute("DETACH DATABASE studyapp_profile")
+            if self.exact:
+                self.data = connection.serialize()
+        except BaseException as error:  # handed to the exporting thread by wait()
+            self.error = error
+
+    def wait(self) -> bool:
+        """Whether the staged rows are exact (see the class); a profile it could not read is an error."""
+        self.thread.join()
+        if self.error is not None:
+            raise _unreadable_log(self.source, self.error)
+        return self.exact
+
+    def close(self) -> None:
+        if self.thread.is_alive():
+            self.connection.interrupt()
+            self.thread.join()
+        self.connection.close()
+
+
+def start_revlog_staging(progress: Progress) -> _RevlogStaging | None:
+    """Start numbering ``progress``'s review log beside the rest of the export (None: nothing to stage).
+    The caller closes it once the package is written."""
+    if progress.source is None or not hasattr(sqlite3.Connection, "serialize"):
+        return None
+    return _RevlogStaging(progress.source)
+
+
+def _unreadable_log(source: LogSource, error: BaseException) -> Exception:
+    from ..core.problems import StudyappError
+
+    if not isinstance(error, sqlite3.Error):
+        return error
+    return StudyappError(f"cannot read the review log in {source.database} ({error}); nothing was written",
+                         path=source.database)
+
+
+# With the numbers revlog_ids gave, in id order (a number taken twice fails the insert, as the
+# Python path's does).
+_COPY_NUMBERED = f"""{_INSERT_REVLOG}
+SELECT n.number, {_REVLOG_COLUMNS}
+FROM temp.export_number AS n
+JOIN studyapp_profile.review_log AS r ON r.id = n.log_id
+JOIN temp.export_card AS c ON c.item_id = r.item_id
+ORDER BY n.number
+"""
+
+
+def _copy_revlog(connection: sqlite3.Connection, source: LogSource, ids_of: Mapping[str, int],
+                 staging: _RevlogStaging | None = None) -> None:
+    """The profile's review log into the package's (empty) revlog, as ``_revlog_rows`` would write it."""
+    item_ids = source.item_ids
+    cards = sorted((item_ids[key], card_id) for key, card_id in ids_of.items() if key in item_ids)
+    # An attached database stays attached until the caller's commit and close: SQLite detaches one
+    # only outside the transaction that read it, and a commit here would be a second write
+    # transaction, a different change counter in the package's header than the Python path's.
+    if staging is not None and staging.wait():
+        connection.execute("ATTACH DATABASE ':memory:' AS studyapp_staged")
+        connection.deserialize(staging.data, name="studyapp_staged")
+        connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
+        try:
+            connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)", cards)
+            connection.execute(
+                "INSERT INTO main.revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
+                "SELECT s.number, c.card_id, -1, s.ease, s.ivl, s.lastIvl, s.factor, s.time, s.type "
+                "FROM studyapp_staged.staged AS s JOIN temp.export_card AS c ON c.item_id = s.item_id "
+                "ORDER BY s.number")
+        finally:
+            connection.execute("DROP TABLE temp.export_card")
+        return
+    try:
+        connection.execute("ATTACH DATABASE ? AS studyapp_profile", (f"{source.database.as_uri()}?mode=ro",))
+        connection.execute("SELECT 1 FROM studyapp_profile.review_log LIMIT 1").fetchall()
+    except sqlite3.Error as error:
+        raise _unreadable_log(source, error) from None
+    from .ids import revlog_ids
+
+    until = source.until_id
+    try:
+        connection.execute("CREATE TEMP TABLE export_card (item_id INTEGER PRIMARY KEY, card_id INTEGER NOT NULL)")
+        connection.executemany("INSERT INTO temp.export_card VALUES (?, ?)", cards)
+        connection.execute("CREATE TEMP TABLE export_number (number INTEGER NOT NULL, log_id INTEGER NOT NULL)")
+        rows = connection.execute("SELECT id, time_ms, anki_revlog_id FROM studyapp_profile.review_log "
+                                  "WHERE id <= ? ORDER BY id", (until,)).fetchall()
+        numbers = revlog_ids((time_ms, anki_id) for _, time_ms, anki_id in rows)
+        connection.executemany("INSERT INTO temp.export_number VALUES (?, ?)",
+                               sorted(zip(numbers, (row[0] for row in rows))))
+        connection.execute(_COPY_NUMBERED, {"tenth": 0.1})
+    finally:
+        connection.execute("DROP TABLE IF EXISTS temp.export_number")
+        connection.execute("DROP TABLE IF EXISTS temp.export_card")
 
 
 def _write_options(connection: sqlite3.Connection, plan: ExportPlan, per_deck: Mapping[str, tuple[str, Settings]],
@@ -326,6 +547,14 @@ def _preset(template: dict, preset_id: int, name: str, settings: Settings, now: 
 @collector_paused
 def gather_progress(store, settings: Settings) -> Progress:
     """The items and review log of a ``store.Store`` as the export needs them."""
+    database = store.conn.execute("PRAGMA database_list").fetchone()[2] if hasattr(store, "item_states") else ""
+    if database:
+        return _gather_with_source(store, settings, Path(database))
+    return _gather_in_memory(store, settings)
+
+
+def _gather_in_memory(store, settings: Settings) -> Progress:
+    """``gather_progress`` with every log row read into ``Progress.log`` (a store without a file)."""
     from .ids import revlog_ids
 
     rows = store.all_items()
@@ -344,3 +573,29 @@ def gather_progress(store, settings: Settings) -> Progress:
                                    review_interval.get(row.id, 0)) for row in rows}
     presets = store.load_presets() if hasattr(store, "load_presets") else None
     return Progress(settings, items, reviews, presets)
+
+
+def _gather_with_source(store, settings: Settings, database: Path) -> Progress:
+    """``gather_progress`` that leaves the log in the profile for ``_copy_revlog`` to read."""
+    conn = store.conn
+    # Items and the log's extent from one snapshot: an answer given meanwhile waits for the next export.
+    began = not conn.in_transaction
+    if began:
+        with store.guarded():
+            conn.execute("BEGIN")
+    try:
+        rows = store.item_states()
+        with store.guarded():
+            until, count = conn.execute("SELECT coalesce(max(id), 0), count(*) FROM review_log").fetchone()
+            # The last review that left each item in review (as gather_progress's log pass finds it).
+            review_interval = dict(conn.execute(
+                "SELECT item_id, interval FROM review_log WHERE id IN (SELECT max(id) FROM review_log "
+                f"WHERE kind = 'review' AND state_after = '{REVIEW}' AND interval > 0 GROUP BY item_id)"))
+    finally:
+        if began:
+            with store.guarded():
+                conn.execute("COMMIT")
+    items = {key: ItemProgress(key, state, suspended, buried_day, review_interval.get(id_, 0))
+             for id_, key, state, suspended, buried_day in rows}
+    presets = store.load_presets() if hasattr(store, "load_presets") else None
+    return Progress(settings, items, [], presets, LogSource(database, until, count, {row[1]: row[0] for row in rows}))

@@ -571,6 +571,18 @@ class Store:
         with self.guarded():
             return [_row_to_item(r) for r in self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items ORDER BY id")]
 
+    def item_states(self) -> list[tuple[int, str, ItemState, bool, int]]:
+        """(id, key, state, suspended, buried day) of every item, in id order: what an export with progress
+        reads, without building the rest of an ItemRow (half the time, for 10,000 items)."""
+        with self.guarded():
+            return [(id_, key, ItemState(state=state, step=step, stability=stability, difficulty=difficulty,
+                                         due_ms=due_ms, last_review_ms=last_review_ms, interval=interval, reps=reps,
+                                         lapses=lapses, leech=bool(leech)), bool(suspended), buried_day)
+                    for (id_, key, state, step, stability, difficulty, due_ms, last_review_ms, interval, reps, lapses,
+                         leech, suspended, buried_day) in self.conn.execute(
+                        "SELECT id, key, state, step, stability, difficulty, due_ms, last_review_ms, interval, reps, "
+                        "lapses, leech, suspended, buried_day FROM items ORDER BY id")]
+
     def _visible(self, deck_ids: Sequence[str], today: int) -> tuple[str, list]:
         marks = ",".join("?" * len(deck_ids))
         return f"deck_id IN ({marks}) AND {VISIBLE}", [*deck_ids, today]
@@ -861,6 +873,10 @@ class Store:
             return self._import_anki_within(planner, settings)
         finally:
             with self.guarded():
+                # After the transaction (SQLite detaches a database only outside the one that read it).
+                self.conn.execute("DROP TABLE IF EXISTS temp.import_item")
+                if any(row[1] == "studyapp_package" for row in self.conn.execute("PRAGMA database_list")):
+                    self.conn.execute("DETACH DATABASE studyapp_package")
                 self.conn.execute("PRAGMA ignore_check_constraints = OFF")
                 self.conn.execute("PRAGMA foreign_keys = ON")
                 self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
@@ -873,34 +889,61 @@ class Store:
                 return plan
             ids = {key: id_ for id_, key in items.items()}
             scheduler = self.scheduler_id(settings)
-            # Item by item, each in time order (as the plan gives them): replaying needs only each
-            # item's own order, and the item index then grows at its end.
-            reviews = plan.reviews
-            # The last row of each item whose state is taken records that whole state.
-            last_of = {review.item_key: index for index, review in enumerate(reviews)}
-            taken_at = {last_of[key]: taken.state for key, taken in plan.states.items() if key in last_of}
             # One random prefix for the import and a count after it: as unique as a random uid each
             # (80 random bits tell imports apart), but the rows reach the uid index in its own order,
             # where random uids cost a quarter of the insert.
             prefix = secrets.token_hex(10)
-            # sched_ms is the answer time (?4 twice): Anki keeps no time the card was shown.
-            rows = [(ids[r.item_key], r.kind, r.rating, r.time_ms, r.duration_ms, r.state_before, r.state_after,
-                     r.interval, r.last_interval, None, r.difficulty, None, r.anki_revlog_id, f"{prefix}{index:012x}")
-                    for index, r in enumerate(reviews)]
-            for index, state in taken_at.items():
-                row = rows[index]
-                rows[index] = (*row[:6], state.state, *row[7:9], state.stability, state.difficulty, state.due_ms,
-                               *row[12:])
-            with self._indexes_built_after(len(rows)):
-                self.conn.executemany(
-                    "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
-                    "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
-                    "anki_revlog_id, uid) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    f"{int(scheduler)}, 'anki', ?13, ?14)", rows)
+            if plan.only_staged:
+                self._insert_staged(plan, ids, scheduler, prefix)
+            else:
+                self._insert_reviews(plan, ids, scheduler, prefix)
             self.conn.executemany(
                 f"UPDATE items SET {_SET_STATE}, suspended = ?, buried_day = ? WHERE id = ?",
                 [(*_state_values(t.state), int(t.suspended), t.buried_day, ids[key]) for key, t in plan.states.items()])
             return plan
+
+    def _insert_staged(self, plan, ids: dict[str, int], scheduler: int, prefix: str) -> None:
+        """``_insert_reviews`` for a plan whose reviews are left in the package's collection: the same
+        rows, converted and copied by SQL rather than bound one by one from Python."""
+        staged = plan.staged
+        self.conn.execute("ATTACH DATABASE ? AS studyapp_package", (f"{staged.database.as_uri()}?mode=ro",))
+        self.conn.execute("CREATE TEMP TABLE import_item (card_seq INTEGER PRIMARY KEY, item_id INTEGER NOT NULL, "
+                          "last_id INTEGER, state TEXT, stability REAL, difficulty REAL, due_ms INTEGER)")
+        taken = []
+        for card_seq, key in enumerate(staged.keys):
+            state = plan.states.get(key)
+            last = staged.last_rows.get(key) if state is not None else None
+            if last is None:
+                taken.append((card_seq, ids[key], None, None, None, None, None))
+            else:
+                state = state.state
+                taken.append((card_seq, ids[key], last, state.state, state.stability, state.difficulty, state.due_ms))
+        self.conn.executemany("INSERT INTO temp.import_item VALUES (?, ?, ?, ?, ?, ?, ?)", taken)
+        # The last row of each item whose state is taken records that whole state; uids count in plan order.
+        with self._indexes_built_after(staged.count):
+            self.conn.execute(staged.insert("studyapp_package", scheduler), {"prefix": prefix})
+
+    def _insert_reviews(self, plan, ids: dict[str, int], scheduler: int, prefix: str) -> None:
+        # Item by item, each in time order (as the plan gives them): replaying needs only each
+        # item's own order, and the item index then grows at its end.
+        reviews = plan.reviews
+        # The last row of each item whose state is taken records that whole state.
+        last_of = {review.item_key: index for index, review in enumerate(reviews)}
+        taken_at = {last_of[key]: taken.state for key, taken in plan.states.items() if key in last_of}
+        # sched_ms is the answer time (?4 twice): Anki keeps no time the card was shown.
+        rows = [(ids[r.item_key], r.kind, r.rating, r.time_ms, r.duration_ms, r.state_before, r.state_after,
+                 r.interval, r.last_interval, None, r.difficulty, None, r.anki_revlog_id, f"{prefix}{index:012x}")
+                for index, r in enumerate(reviews)]
+        for index, state in taken_at.items():
+            row = rows[index]
+            rows[index] = (*row[:6], state.state, *row[7:9], state.stability, state.difficulty, state.due_ms,
+                           *row[12:])
+        with self._indexes_built_after(len(rows)):
+            self.conn.executemany(
+                "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+                "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, source, "
+                "anki_revlog_id, uid) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                f"{int(scheduler)}, 'anki', ?13, ?14)", rows)
 
     @contextmanager
     def _indexes_built_after(self, incoming: int):
