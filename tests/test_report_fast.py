@@ -113,6 +113,32 @@ def test_report_from_sqlite_sums_equals_the_report_from_every_row(tmp_path, zone
     assert 0 < totals["mastered"] < totals["items"]
 
 
+@pytest.mark.parametrize("bits", [2, 1])
+def test_groups_too_big_to_pack_are_summed_the_plain_way(tmp_path, monkeypatch, bits):
+    """The four counts are packed PACK_BITS bits each; with the fields made tiny, groups overflow them
+    (bits=2: some cards and buckets fit, some do not; bits=1: none fit) and the plain sums must
+    take over with the same report."""
+    import studyapp.core.retention as retention
+
+    zone, rollover, end = CASES[1]
+    rng = random.Random("packed")
+    end_ms = int(end.timestamp() * 1000)
+    decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
+    loc = location(tmp_path)
+    store = open_store(loc, clock=FakeClock(end_ms))
+    store.save_settings(replace(Settings(), timezone=zone, rollover_hour=rollover))
+    store.sync(decks)
+    item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
+    _write_log(store, generated(rng, 600, end_ms, StudyDays(ZoneInfo(zone), rollover)), item_ids, rng)
+    catalog = Catalog(decks=decks, problems=[])
+    expected = _straightforward(store, catalog, loc, end_ms)
+    store.close()
+    monkeypatch.setattr(retention, "PACK_BITS", bits)
+    monkeypatch.setattr(retention, "PACKED_MAX", 1 << bits)
+    assert collect_report(loc, catalog, clock=FakeClock(end_ms)) == expected
+    assert expected["totals"]["retention_answers"] > 1 << bits
+
+
 def test_the_quarter_hour_buckets_of_an_odd_offset_are_counted_answer_by_answer():
     """Liberia's -0:44:30 puts a day boundary inside a bucket: those answers are read one by one."""
     from studyapp.core.retention import BUCKET_MS, bucket_days

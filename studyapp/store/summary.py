@@ -76,34 +76,86 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
     """The SQL aggregates ``onboarding.report.summary_from_aggregates`` reads, over the answers
     (reviews and cram) to items of ``deck_ids``: (card rows, bucket rows, answers_in). The log stays
     in SQLite; only sums come out, so a million answers cost a scan, not a million Python objects.
-    Bucket rows (study days) start at ``since_ms`` when given; card rows cover the whole log."""
-    from ..core.retention import BUCKET_MS, sql_counts
+    Bucket rows (study days) start at ``since_ms`` when given; card rows cover the whole log.
+
+    The two scans run at once, the buckets' on a second connection of their own (SQLite lets go of
+    Python's lock while it steps), and each sums the four True Retention counts packed in one
+    integer (``core.retention.sql_packed_counts``): a scan of a million answers costs about what a
+    plain per-deck count of them does. A group too big to pack is summed the plain way."""
+    import threading
+
+    from ..core.retention import BUCKET_MS, PACKED_MAX, sql_counts, sql_packed_counts, sql_unpack, unpack
 
     if not deck_ids:
         return [], [], lambda buckets: []
-    counts = sql_counts("r.kind", "r.rating", "r.last_interval")
-    named = sql_counts("r.kind", "r.rating", "r.last_interval", names=("yp", "yf", "mp", "mf"))
     marks = ",".join("?" * len(deck_ids))
     answers = "r.kind IN ('review', 'cram')"
     with store.guarded():
-        # Per item in one pass over the log without a join, then per card over the items (a tenth the rows).
-        cards = store.conn.execute(
-            f"SELECT i.deck_id, i.card_id, sum(reviews), sum(again), sum(duration), min(first), max(last), "
-            f"sum(yp), sum(yf), sum(mp), sum(mf) FROM (SELECT r.item_id, sum(r.kind = 'review') AS reviews, "
-            f"sum(r.kind = 'review' AND r.rating = 1) AS again, sum(r.duration_ms) AS duration, "
-            f"min(r.time_ms) AS first, max(r.time_ms) AS last, {named} FROM review_log r NOT INDEXED "
-            f"WHERE {answers} GROUP BY r.item_id) a CROSS JOIN items i ON i.id = a.item_id "
-            f"WHERE i.deck_id IN ({marks}) GROUP BY i.deck_id, i.card_id", deck_ids).fetchall()
         # The join only picks out the decks asked for: skipped when no stored item is of another deck.
         others = store.conn.execute(f"SELECT 1 FROM items WHERE deck_id NOT IN ({marks}) LIMIT 1", deck_ids).fetchone()
-        join, where, args = "", answers, []
-        if others is not None:
-            join, where, args = "CROSS JOIN items i ON i.id = r.item_id", f"{answers} AND i.deck_id IN ({marks})", deck_ids
-        if since_ms is not None:
-            # The `+` keeps SQLite scanning the table: through the time index it would fetch each row apart.
-            where, args = f"{where} AND +r.time_ms >= ?", [*args, since_ms]
-        buckets = store.conn.execute(f"SELECT r.time_ms / {BUCKET_MS}, {counts} FROM review_log r {join} "
-                                     f"WHERE {where} GROUP BY 1", args).fetchall()
+    join, where, args = "", answers, []
+    if others is not None:
+        join, where, args = "CROSS JOIN items i ON i.id = r.item_id", f"{answers} AND i.deck_id IN ({marks})", deck_ids
+    if since_ms is not None:
+        # The `+` keeps SQLite scanning the table: through the time index it would fetch each row apart.
+        where, args = f"{where} AND +r.time_ms >= ?", [*args, since_ms]
+
+    def card_rows(conn, packed: bool) -> list[tuple]:
+        counts = sql_packed_counts("r.kind", "r.rating", "r.last_interval") + " AS p" if packed else \
+            sql_counts("r.kind", "r.rating", "r.last_interval", names=("yp", "yf", "mp", "mf"))
+        # Unpacked per item before the per-card sums, where the packed fields could carry.
+        sums = ", ".join(f"sum({count})" for count in sql_unpack("p")) if packed else \
+            "sum(yp), sum(yf), sum(mp), sum(mf)"
+        # Per item in one pass over the log without a join, then per card over the items (a tenth the rows).
+        return conn.execute(
+            f"SELECT i.deck_id, i.card_id, sum(reviews), sum(again), sum(duration), min(first), max(last), {sums}, max(n) "
+            f"FROM (SELECT r.item_id, count(*) AS n, sum(r.kind = 'review') AS reviews, "
+            f"sum(r.kind = 'review' AND r.rating = 1) AS again, sum(r.duration_ms) AS duration, "
+            f"min(r.time_ms) AS first, max(r.time_ms) AS last, {counts} FROM review_log r NOT INDEXED "
+            f"WHERE {answers} GROUP BY r.item_id) a CROSS JOIN items i ON i.id = a.item_id "
+            f"WHERE i.deck_id IN ({marks}) GROUP BY i.deck_id, i.card_id", deck_ids).fetchall()
+
+    def bucket_rows(conn) -> list[tuple]:
+        rows = conn.execute(f"SELECT r.time_ms / {BUCKET_MS}, count(*), "
+                            f"{sql_packed_counts('r.kind', 'r.rating', 'r.last_interval')} FROM review_log r {join} "
+                            f"WHERE {where} GROUP BY 1", args).fetchall()
+        if all(n < PACKED_MAX for _, n, _ in rows):
+            return [(bucket, *unpack(packed)) for bucket, _, packed in rows]
+        return conn.execute(f"SELECT r.time_ms / {BUCKET_MS}, {sql_counts('r.kind', 'r.rating', 'r.last_interval')} "
+                            f"FROM review_log r {join} WHERE {where} GROUP BY 1", args).fetchall()
+
+    with store.guarded():
+        second = store.second_reader()
+    buckets: list = []
+    failed: list[BaseException] = []
+
+    def scan_buckets() -> None:
+        try:
+            with store.guarded():
+                try:
+                    buckets.extend(bucket_rows(second))
+                finally:
+                    second.close()
+        except BaseException as error:  # raised again on the caller's thread
+            failed.append(error)
+
+    worker = None
+    if second is not None:
+        worker = threading.Thread(target=scan_buckets, name="report-buckets", daemon=True)
+        worker.start()
+    try:
+        with store.guarded():
+            cards = card_rows(store.conn, packed=True)
+            if any(row[-1] >= PACKED_MAX for row in cards):
+                cards = card_rows(store.conn, packed=False)
+            if worker is None:
+                buckets = bucket_rows(store.conn)
+    finally:
+        if worker is not None:
+            worker.join()
+    if failed:
+        raise failed[0]
+    cards = [row[:-1] for row in cards]
 
     def answers_in(split: Sequence[int]) -> list[tuple]:
         rows = []
@@ -116,4 +168,3 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
         return rows
 
     return cards, buckets, answers_in
-
