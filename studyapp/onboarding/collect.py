@@ -9,7 +9,8 @@ DAYS_READ = 400
 
 
 def collect_report(location, catalog, clock=None) -> dict:
-    """Read the learner's database (without changing it) and build the report.
+    """Read the learner's database (without changing it) and build the report of ``catalog``'s decks
+    (a Catalog, or the CatalogSummary of one).
 
     The log is summed in SQLite (``store.summary.report_log``): a report over a million answers
     reads sums, not rows. ``onboarding.report.build_report`` over the same rows gives the same figures."""
@@ -28,7 +29,8 @@ def collect_report(location, catalog, clock=None) -> dict:
         first = next((p for p in problems if p.is_error), None)
         print(f"{first.format() if first else path}\nstudyapp: warning: curriculum {path} ignored; "
               f"run 'studyapp check {path.parent}'", file=sys.stderr)
-    bank = Bank(catalog.decks)
+    # A core.decksummary.CatalogSummary has no cards, but the facts Bank works out from them.
+    bank = catalog.bank() if hasattr(catalog, "bank") else Bank(catalog.decks)
     mastered: set[str] = set()
     log = LogSummary()
     exams: list[ExamResult] = []

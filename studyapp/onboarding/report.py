@@ -255,6 +255,24 @@ class Bank:
                     members.add(key)
         self.all_keys = set().union(*self.keys.values()) if self.keys else set()
 
+    @classmethod
+    def from_facts(cls, decks: Sequence, facts: dict[str, Sequence[Sequence[str]]]) -> Bank:
+        """The same Bank from what ``core.decksummary`` keeps: each deck's facts as lists of item keys
+        (``decks`` need only an id and a title)."""
+        bank = cls.__new__(cls)
+        bank.decks = list(decks)
+        bank.deck_ids = {deck.id for deck in decks}
+        bank.keys, bank.facts = {}, {}
+        for deck in decks:
+            keys = bank.keys[deck.id] = set()
+            deck_facts = facts.get(deck.id, ())
+            if deck_facts:
+                bank.facts[deck.id] = {n: set(members) for n, members in enumerate(deck_facts)}
+            for members in deck_facts:
+                keys.update(members)
+        bank.all_keys = set().union(*bank.keys.values()) if bank.keys else set()
+        return bank
+
 
 def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFacts], answers: Iterable[Answer],
                  exams: Iterable[ExamResult], curriculum: Curriculum | None, now_ms: int,
