@@ -62,6 +62,19 @@ def deck_counts(decks: Sequence[Deck], location: Location) -> dict[str, tuple[in
     return {deck_id: (row["new"], row["learning"], row["due"]) for deck_id, row in deck_figures(decks, location).items()}
 
 
+def state_counts(store) -> dict[str, dict[str, int]]:
+    """Per deck id, the present items stored in each state (learning and relearning together as
+    learning), as ``Store.deck_counts`` counts them, in one pass over the items and without the log."""
+    out: dict[str, dict[str, int]] = {}
+    with store.guarded():
+        for deck_id, state, count in store.conn.execute(
+                "SELECT deck_id, state, count(*) FROM items WHERE present = 1 GROUP BY deck_id, state"):
+            state = "learning" if state == "relearning" else state
+            per_deck = out.setdefault(deck_id, {})
+            per_deck[state] = per_deck.get(state, 0) + count
+    return out
+
+
 def first_answer_ms(store) -> int | None:
     """When the learner first answered anything (a review or cram), through the log's time index."""
     with store.guarded():
