@@ -410,10 +410,11 @@ def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], st
 
 def curriculum_progress(curriculum: Curriculum | None, decks: Sequence[Deck], items: Iterable[ItemFacts],
                         reviews_by_deck: dict[str, int], started_ms: int | None, now_ms: int,
-                        day_of, date_of) -> tuple[list[dict], dict | None]:
-    """The tracks and what to study next, for the home screen: the report's figures without the log."""
+                        day_of, date_of, bank: Bank | None = None) -> tuple[list[dict], dict | None]:
+    """The tracks and what to study next, for the home screen: the report's figures without the log.
+    ``bank``: the decks' Bank when it is at hand (``core.decksummary``), rather than worked out again."""
     mastered_keys = {i.key for i in items if is_mastered(i)}
-    fact_keys = Bank(decks).facts
+    fact_keys = (bank or Bank(decks)).facts
     deck_rows = []
     for deck in decks:
         deck_facts = fact_keys.get(deck.id, {})

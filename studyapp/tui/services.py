@@ -76,6 +76,7 @@ class Services:
         self.clock: Clock = clock or SystemClock()
         self._deck_paths = list(deck_paths) if deck_paths is not None else None
         self._catalog: Catalog | None = catalog
+        self._discovered = False  # the catalog was loaded here from the learner's folders (and the deck cache)
         self._catalog_lock = threading.Lock()
         self.lock = threading.RLock()
         self._store: Store | None = None
@@ -93,6 +94,7 @@ class Services:
                     # The same cache as the command line's: unchanged decks are not parsed again.
                     self._catalog = discover(self.location.deck_dirs,
                                              cache_file=self.location.home / "cache" / "decks.pickle")
+                    self._discovered = True
             if self._shown is None:
                 from dataclasses import replace
 
@@ -127,7 +129,7 @@ class Services:
         """What the home screen's table needs of every deck (core.decksummary), kept beside the deck
         cache: None unless no deck file changed since it was written, or when the decks do not come
         from the learner's folders. Never loads the catalog (blocking: call from a worker)."""
-        if self._deck_paths is not None or self._catalog is not None:
+        if self._deck_paths is not None or (self._catalog is not None and not self._discovered):
             return None
         from ..core import decksummary
         from ..core.catalog import summary_roots
@@ -232,8 +234,14 @@ class Services:
             items = mastered_items(store)
             started = first_answer_ms(store)
         days = settings.study_days()
-        return curriculum_progress(curriculum, self.catalog().decks, items, {r.deck_id: r.reviews for r in deck_rows},
-                                   started, self.clock.now_ms(), days.day_of, days.date_of)
+        decks = self.catalog().decks
+        # Each deck's facts from the summary while it matches the files just loaded (the same stamps):
+        # working them out from 100,000 cards took seconds.
+        summary = self.deck_summary()
+        bank = summary.bank() if summary is not None and [d.id for d in summary.decks] == [d.id for d in decks] \
+            else None
+        return curriculum_progress(curriculum, decks, items, {r.deck_id: r.reviews for r in deck_rows},
+                                   started, self.clock.now_ms(), days.day_of, days.date_of, bank=bank)
 
     def record_exam(self, exam) -> None:
         """Keep a finished exam's result with the profile (the schedule is not touched)."""
