@@ -332,6 +332,12 @@ def test_figures_for_the_stats_screen(tmp_path):
         assert p.reviews == sizes[p.deck_id] + (1 if p.deck_id == deck_id else 0)
     info = session.item_info("a/c000/main")
     assert [e.rating for e in info.history][0] == EASY and info.retrievability is not None
+    # Without the retention spans (the home screen): every count the same, no retention.
+    from dataclasses import replace
+
+    without = {p.deck_id: p for p in session.deck_progress(spans=False)}
+    assert progress[deck_id].true_retention and progress[deck_id].true_retention["year"].total > 0
+    assert without == {d: replace(p, retention=None, true_retention={}) for d, p in progress.items()}
 
 
 def test_unknown_deck_ids_are_a_usage_error(tmp_path):

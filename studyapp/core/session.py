@@ -598,11 +598,13 @@ class ReviewSession:
         sd = self.scheduler.days
         return self.store.retention_days(deck_ids, sd.start_ms(today - SPANS["year"] + 1), sd.end_ms(today), sd.day_of)
 
-    def deck_progress(self) -> list[DeckProgress]:
+    def deck_progress(self, *, spans: bool = True) -> list[DeckProgress]:
+        """``spans=False`` leaves retention out (None, no spans): the home screen shows none, and they
+        cost a scan of a year of the log."""
         sd = self.scheduler.days
         today = sd.day_of(self.clock.now_ms())
         counts = self.store.deck_counts(self.deck_ids)
-        by_deck = self.retention_spans_by_deck()
+        by_deck = self.retention_spans_by_deck() if spans else {}
         out = []
         for deck in self.decks:
             c = counts[deck.id]
@@ -611,9 +613,10 @@ class ReviewSession:
             unseen = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
             # What can be studied: the deck on its own, as Anki's deck list counts it.
             now = _counts_of(self._build(self.clock.now_ms(), only=deck.id))
-            spans = by_deck.get(deck.id) or by_span((), sd.day_of, today)
+            deck_spans = (by_deck.get(deck.id) or by_span((), sd.day_of, today)) if spans else {}
             out.append(DeckProgress(deck.id, deck.title, items, now.new, now.learning, c["review"], now.review,
-                                    c["reviews"], spans["month"].rate, unseen, c["learning"], spans))
+                                    c["reviews"], deck_spans["month"].rate if spans else None, unseen, c["learning"],
+                                    deck_spans))
         return out
 
     def leeches(self) -> list[ItemInfo]:

@@ -131,7 +131,7 @@ class HomeScreen(AppScreen):
             warnings = services.load_warnings()
             overview = services.overview()
             with services.lock:
-                rows = overview.deck_progress()
+                rows = overview.deck_progress(spans=False)  # no retention on this screen
             tracks, next_step = services.tracks(rows)
         except StudyappError as error:
             self.app.call_from_thread(self.app.fail, error.message)
