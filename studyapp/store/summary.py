@@ -110,8 +110,13 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
     if others is not None:
         join, where, args = "CROSS JOIN items i ON i.id = r.item_id", f"{answers} AND i.deck_id IN ({marks})", deck_ids
     if since_ms is not None:
-        # The `+` keeps SQLite scanning the table: through the time index it would fetch each row apart.
-        where, args = f"{where} AND +r.time_ms >= ?", [*args, since_ms]
+        from .schema import has_wide_log_indexes
+
+        with store.guarded():
+            wide = has_wide_log_indexes(store.conn)
+        # The time index covers the scan when it is the wide one (store.schema.LOG_INDEXES); through an
+        # older, narrow one SQLite would fetch each row apart, and the `+` keeps it scanning the table.
+        where, args = f"{where} AND {'' if wide else '+'}r.time_ms >= ?", [*args, since_ms]
 
     def card_rows(conn, packed: bool) -> list[tuple]:
         counts = sql_packed_counts("r.kind", "r.rating", "r.last_interval") + " AS p" if packed else \
@@ -119,12 +124,13 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
         # Unpacked per item before the per-card sums, where the packed fields could carry.
         sums = ", ".join(f"sum({count})" for count in sql_unpack("p")) if packed else \
             "sum(yp), sum(yf), sum(mp), sum(mf)"
-        # Per item in one pass over the log without a join, then per card over the items (a tenth the rows).
+        # Per item in one pass over the log without a join (in item order through the item index, which
+        # covers it: store.schema.LOG_INDEXES), then per card over the items (a tenth the rows).
         return conn.execute(
             f"SELECT i.deck_id, i.card_id, sum(reviews), sum(again), sum(duration), min(first), max(last), {sums}, max(n) "
             f"FROM (SELECT r.item_id, count(*) AS n, sum(r.kind = 'review') AS reviews, "
             f"sum(r.kind = 'review' AND r.rating = 1) AS again, sum(r.duration_ms) AS duration, "
-            f"min(r.time_ms) AS first, max(r.time_ms) AS last, {counts} FROM review_log r NOT INDEXED "
+            f"min(r.time_ms) AS first, max(r.time_ms) AS last, {counts} FROM review_log r "
             f"WHERE {answers} GROUP BY r.item_id) a CROSS JOIN items i ON i.id = a.item_id "
             f"WHERE i.deck_id IN ({marks}) GROUP BY i.deck_id, i.card_id", deck_ids).fetchall()
 
