@@ -89,18 +89,24 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
     """The SQL aggregates ``onboarding.report.summary_from_aggregates`` reads, over the answers
     (reviews and cram) to items of ``deck_ids``: (card rows, bucket rows, answers_in). The log stays
     in SQLite; only sums come out, so a million answers cost a scan, not a million Python objects.
-    Bucket rows (study days) start at ``since_ms`` when given; card rows cover the whole log.
+    Bucket rows (study days) start at ``since_ms`` when given; card rows cover the whole log."""
+    return start_report_log(store, deck_ids, since_ms)()
 
-    The two scans run at once, the buckets' on a second connection of their own (SQLite lets go of
-    Python's lock while it steps), and each sums the four True Retention counts packed in one
-    integer (``core.retention.sql_packed_counts``): a scan of a million answers costs about what a
-    plain per-deck count of them does. A group too big to pack is summed the plain way."""
+
+def start_report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
+    """``report_log``, started: its two scans run at once on connections of their own while the
+    caller goes on (SQLite lets go of Python's lock while it steps; the store's own connection stays
+    free for the caller). Returns what waits for them and gives ``report_log``'s result.
+
+    Each scan sums the four True Retention counts packed in one integer
+    (``core.retention.sql_packed_counts``), one CASE a row instead of four; a group too big to
+    pack is summed the plain way."""
     import threading
 
     from ..core.retention import BUCKET_MS, PACKED_MAX, sql_counts, sql_packed_counts, sql_unpack, unpack
 
     if not deck_ids:
-        return [], [], lambda buckets: []
+        return lambda: ([], [], lambda buckets: [])
     marks = ",".join("?" * len(deck_ids))
     answers = "r.kind IN ('review', 'cram')"
     with store.guarded():
@@ -143,39 +149,6 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
         return conn.execute(f"SELECT r.time_ms / {BUCKET_MS}, {sql_counts('r.kind', 'r.rating', 'r.last_interval')} "
                             f"FROM review_log r {join} WHERE {where} GROUP BY 1", args).fetchall()
 
-    with store.guarded():
-        second = store.second_reader()
-    buckets: list = []
-    failed: list[BaseException] = []
-
-    def scan_buckets() -> None:
-        try:
-            with store.guarded():
-                try:
-                    buckets.extend(bucket_rows(second))
-                finally:
-                    second.close()
-        except BaseException as error:  # raised again on the caller's thread
-            failed.append(error)
-
-    worker = None
-    if second is not None:
-        worker = threading.Thread(target=scan_buckets, name="report-buckets", daemon=True)
-        worker.start()
-    try:
-        with store.guarded():
-            cards = card_rows(store.conn, packed=True)
-            if any(row[-1] >= PACKED_MAX for row in cards):
-                cards = card_rows(store.conn, packed=False)
-            if worker is None:
-                buckets = bucket_rows(store.conn)
-    finally:
-        if worker is not None:
-            worker.join()
-    if failed:
-        raise failed[0]
-    cards = [row[:-1] for row in cards]
-
     def answers_in(split: Sequence[int]) -> list[tuple]:
         rows = []
         with store.guarded():
@@ -186,4 +159,42 @@ def report_log(store, deck_ids: Sequence[str], since_ms: int | None = None):
                     (*args, bucket * BUCKET_MS, (bucket + 1) * BUCKET_MS)).fetchall()
         return rows
 
-    return cards, buckets, answers_in
+    def cards_of(conn) -> list[tuple]:
+        rows = card_rows(conn, packed=True)
+        if any(row[-1] >= PACKED_MAX for row in rows):
+            rows = card_rows(conn, packed=False)
+        return [row[:-1] for row in rows]
+
+    with store.guarded():
+        readers = [store.second_reader(), store.second_reader()]
+    if readers[0] is None or readers[1] is None:  # a database in memory: one scan after the other
+        with store.guarded():
+            result = (cards_of(store.conn), bucket_rows(store.conn))
+        return lambda: (*result, answers_in)
+    results: dict[str, list] = {}
+    failed: list[BaseException] = []
+
+    def scan(name: str, run, conn) -> None:
+        try:
+            with store.guarded():
+                try:
+                    results[name] = run(conn)
+                finally:
+                    conn.close()
+        except BaseException as error:  # raised again on the caller's thread
+            failed.append(error)
+
+    workers = [threading.Thread(target=scan, args=(name, run, conn), name=f"report-{name}", daemon=True)
+               for (name, run), conn in zip((("cards", cards_of), ("buckets", bucket_rows)), readers)]
+    for worker in workers:
+        worker.start()
+
+    def finish():
+        for worker in workers:
+            worker.join()
+        if failed:
+            raise failed[0]
+        return results["cards"], results["buckets"], answers_in
+
+    return finish
+
