@@ -70,10 +70,30 @@ def _encode(value, level: int, out: list[str]) -> None:
             return
         inner = "\n" + INDENT * (level + 1)
         separator = "[" + inner
+        # Rows of one shape (dicts of the same string keys, scalar values: a report's card rows) share
+        # their keys' text, worked out once for the list.
+        shapes: dict[tuple, tuple[list[str], str]] = {}
         for item in value:
             scalar = scalars.get(type(item))
             if scalar is not None:
                 out.append(separator + scalar(item))
+            elif type(item) is dict and item:
+                keys = tuple(item)
+                shape = shapes.get(keys)
+                if shape is None:
+                    shape = shapes[keys] = _shape(keys, level + 1)
+                texts = []
+                for prefix, field in zip(shape[0], item.values()):
+                    field_scalar = scalars.get(type(field))
+                    if field_scalar is None:
+                        texts = None
+                        break
+                    texts.append(prefix + field_scalar(field))
+                if texts is None:
+                    out.append(separator)
+                    _encode(item, level + 1, out)
+                else:
+                    out.append(separator + "{" + "".join(texts) + shape[1])
             else:
                 out.append(separator)
                 _encode(item, level + 1, out)
@@ -84,6 +104,14 @@ def _encode(value, level: int, out: list[str]) -> None:
         if scalar is None:
             raise _Fallback
         out.append(scalar(value))
+
+
+def _shape(keys: tuple, level: int) -> tuple[list[str], str]:
+    """The text before each value of a dict with these keys at ``level``, and its closing text."""
+    inner = "\n" + INDENT * (level + 1)
+    prefixes = [("" if n == 0 else ",") + inner + (encode_basestring(key) if type(key) is str else _key(key)) + ": "
+                for n, key in enumerate(keys)]
+    return prefixes, "\n" + INDENT * level + "}"
 
 
 def dumps(value) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from .. import __version__
 from ..core.curriculum import Curriculum
@@ -116,8 +116,9 @@ def facts(decks: Sequence[Deck]) -> dict[str, dict[str, set[str]]]:
     return out
 
 
-def _mastered_facts(deck_facts: dict[str, set[str]], mastered_keys: set[str]) -> int:
-    return sum(1 for keys in deck_facts.values() if keys <= mastered_keys)
+def _mastered_facts(deck_facts: dict[str, Collection[str]], mastered_keys: set[str]) -> int:
+    superset = mastered_keys.issuperset  # a fact's keys may be a set or (Bank.from_facts) a tuple
+    return sum(1 for keys in deck_facts.values() if superset(keys))
 
 
 def streak(study_days: set[int], today: int) -> int:
@@ -269,7 +270,8 @@ class Bank:
             keys = bank.keys[deck.id] = set()
             deck_facts = facts.get(deck.id, ())
             if deck_facts:
-                bank.facts[deck.id] = {n: set(members) for n, members in enumerate(deck_facts)}
+                # Tuples as the summary keeps them: a set per fact was most of the time at 100,000 cards.
+                bank.facts[deck.id] = dict(enumerate(deck_facts))
             for members in deck_facts:
                 keys.update(members)
         bank.all_keys = set().union(*bank.keys.values()) if bank.keys else set()
