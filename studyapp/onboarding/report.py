@@ -414,10 +414,13 @@ def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], st
 
 def curriculum_progress(curriculum: Curriculum | None, decks: Sequence[Deck], items: Iterable[ItemFacts],
                         reviews_by_deck: dict[str, int], started_ms: int | None, now_ms: int,
-                        day_of, date_of, bank: Bank | None = None) -> tuple[list[dict], dict | None]:
+                        day_of, date_of, bank: Bank | None = None,
+                        mastered_keys: set[str] | None = None) -> tuple[list[dict], dict | None]:
     """The tracks and what to study next, for the home screen: the report's figures without the log.
-    ``bank``: the decks' Bank when it is at hand (``core.decksummary``), rather than worked out again."""
-    mastered_keys = {i.key for i in items if is_mastered(i)}
+    ``bank``: the decks' Bank when it is at hand (``core.decksummary``), rather than worked out again;
+    ``mastered_keys``: the keys of the mastered ``items``, when they were picked out already."""
+    if mastered_keys is None:
+        mastered_keys = {i.key for i in items if is_mastered(i)}
     fact_keys = (bank or Bank(decks)).facts
     deck_rows = []
     for deck in decks:

@@ -221,7 +221,7 @@ class Services:
         """The curriculum's tracks with mastery and status, and what to study next; blocking.
 
         ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
-        from ..onboarding.collect import mastered_items
+        from ..onboarding.collect import mastered_keys
         from ..onboarding.report import curriculum_progress
         from ..store.summary import first_answer_ms
 
@@ -231,7 +231,7 @@ class Services:
         store = self.store()
         with self.lock:
             settings = store.load_settings()
-            items = mastered_items(store)
+            mastered = mastered_keys(store)
             started = first_answer_ms(store)
         days = settings.study_days()
         decks = self.catalog().decks
@@ -240,8 +240,9 @@ class Services:
         summary = self.deck_summary()
         bank = summary.bank() if summary is not None and [d.id for d in summary.decks] == [d.id for d in decks] \
             else None
-        return curriculum_progress(curriculum, decks, items, {r.deck_id: r.reviews for r in deck_rows},
-                                   started, self.clock.now_ms(), days.day_of, days.date_of, bank=bank)
+        return curriculum_progress(curriculum, decks, (), {r.deck_id: r.reviews for r in deck_rows},
+                                   started, self.clock.now_ms(), days.day_of, days.date_of, bank=bank,
+                                   mastered_keys=mastered)
 
     def record_exam(self, exam) -> None:
         """Keep a finished exam's result with the profile (the schedule is not touched)."""
