@@ -133,8 +133,10 @@ def start_report_log(store, deck_ids: Sequence[str], since_ms: int | None = None
         # Per item in one pass over the log without a join (in item order through the item index, which
         # covers it: store.schema.LOG_INDEXES), then per card over the items (a tenth the rows).
         return conn.execute(
-            f"SELECT i.deck_id, i.card_id, sum(reviews), sum(again), sum(duration), min(first), max(last), {sums}, max(n) "
-            f"FROM (SELECT r.item_id, count(*) AS n, sum(r.kind = 'review') AS reviews, "
+            f"SELECT i.deck_id, i.card_id, sum(reviews), sum(again), sum(duration), min(first), max(last), {sums}, "
+            # The packed fields count reviews only: an item's review count bounds each of them.
+            f"max(reviews) "
+            f"FROM (SELECT r.item_id, sum(r.kind = 'review') AS reviews, "
             f"sum(r.kind = 'review' AND r.rating = 1) AS again, sum(r.duration_ms) AS duration, "
             f"min(r.time_ms) AS first, max(r.time_ms) AS last, {counts} FROM review_log r "
             f"WHERE {answers} GROUP BY r.item_id) a CROSS JOIN items i ON i.id = a.item_id "
