@@ -16,6 +16,7 @@ from .core.settings import Location
 
 if TYPE_CHECKING:
     from .core.catalog import Catalog
+    from .core.decksummary import CatalogSummary
     from .core.models import Deck
 
 @dataclass
@@ -51,11 +52,27 @@ class Context:
 
             self._catalog = discover(self.deck_dirs, cache_file=self.cache_file)
             for result in self._catalog.broken_files:
-                errors = [p for p in result.problems if p.is_error]
-                first = errors[0].format() if errors else str(result.path)
-                self.warn(f"{first}\nstudyapp: warning: deck {result.path} was not loaded; "
-                          f"run 'studyapp check {result.path}'")
+                self._warn_unloaded(result.path, [p for p in result.problems if p.is_error])
         return self._catalog
+
+    def catalog_summary(self) -> CatalogSummary:
+        """What the report needs of every deck (ids, titles, each fact's item keys), from the summary
+        kept beside the deck cache while no deck file changed; from the catalog otherwise. A file
+        that failed is named on stderr as ``catalog`` names it."""
+        from .core import decksummary
+        from .core.catalog import summary_roots
+
+        if self._catalog is None:
+            summary = decksummary.load(self.cache_file, summary_roots(self.deck_dirs))
+            if summary is not None:
+                for path, errors in summary.broken:
+                    self._warn_unloaded(path, errors)
+                return summary
+        return decksummary.summarize(self.catalog())
+
+    def _warn_unloaded(self, path: Path, errors) -> None:
+        first = errors[0].format() if errors else str(path)
+        self.warn(f"{first}\nstudyapp: warning: deck {path} was not loaded; run 'studyapp check {path}'")
 
     def select_decks(self, deck_ids) -> list[Deck]:
         """The decks named (all when none), by id or unique prefix; a usage error otherwise."""

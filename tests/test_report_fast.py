@@ -113,6 +113,32 @@ def test_report_from_sqlite_sums_equals_the_report_from_every_row(tmp_path, zone
     assert 0 < totals["mastered"] < totals["items"]
 
 
+@pytest.mark.parametrize("bits", [2, 1])
+def test_groups_too_big_to_pack_are_summed_the_plain_way(tmp_path, monkeypatch, bits):
+    """The four counts are packed PACK_BITS bits each; with the fields made tiny, groups overflow them
+    (bits=2: some cards and buckets fit, some do not; bits=1: none fit) and the plain sums must
+    take over with the same report."""
+    import studyapp.core.retention as retention
+
+    zone, rollover, end = CASES[1]
+    rng = random.Random("packed")
+    end_ms = int(end.timestamp() * 1000)
+    decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
+    loc = location(tmp_path)
+    store = open_store(loc, clock=FakeClock(end_ms))
+    store.save_settings(replace(Settings(), timezone=zone, rollover_hour=rollover))
+    store.sync(decks)
+    item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
+    _write_log(store, generated(rng, 600, end_ms, StudyDays(ZoneInfo(zone), rollover)), item_ids, rng)
+    catalog = Catalog(decks=decks, problems=[])
+    expected = _straightforward(store, catalog, loc, end_ms)
+    store.close()
+    monkeypatch.setattr(retention, "PACK_BITS", bits)
+    monkeypatch.setattr(retention, "PACKED_MAX", 1 << bits)
+    assert collect_report(loc, catalog, clock=FakeClock(end_ms)) == expected
+    assert expected["totals"]["retention_answers"] > 1 << bits
+
+
 def test_the_quarter_hour_buckets_of_an_odd_offset_are_counted_answer_by_answer():
     """Liberia's -0:44:30 puts a day boundary inside a bucket: those answers are read one by one."""
     from studyapp.core.retention import BUCKET_MS, bucket_days
@@ -209,3 +235,53 @@ def test_the_sessions_spans_from_sql_sums_equal_the_spans_from_every_row(tmp_pat
     assert session.retention_spans() == by_span([(t, k, r, li) for _, t, k, r, li in rows], days.day_of, today)
     assert expected["alpha"]["day"].total > 0 and expected["beta"]["year"].total > expected["beta"]["month"].total
     store.close()
+
+
+def test_an_older_databases_narrow_log_indexes_are_widened_and_the_report_stays_the_same(tmp_path):
+    """Databases made before the review log's indexes carried the report's columns keep working as they
+    are when read (a read changes nothing), and get the wide indexes on their next writable open; the
+    report is the same either way, and the scans then read the indexes alone."""
+    import sqlite3
+
+    from studyapp.store.schema import LOG_INDEXES, has_wide_log_indexes
+
+    zone, rollover, end = CASES[0]
+    rng = random.Random("narrow")
+    end_ms = int(end.timestamp() * 1000)
+    decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
+    loc = location(tmp_path)
+    store = open_store(loc, clock=FakeClock(end_ms))
+    store.save_settings(replace(Settings(), timezone=zone, rollover_hour=rollover))
+    store.sync(decks)
+    with store.guarded(), write(store.conn):
+        store.conn.execute("DROP INDEX review_log_item")
+        store.conn.execute("DROP INDEX review_log_time")
+        store.conn.execute("CREATE INDEX review_log_item ON review_log (item_id, id)")
+        store.conn.execute("CREATE INDEX review_log_time ON review_log (time_ms)")
+    item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
+    _write_log(store, generated(rng, 1500, end_ms, StudyDays(ZoneInfo(zone), rollover)), item_ids, rng)
+    catalog = Catalog(decks=decks, problems=[])
+    expected = _straightforward(store, catalog, loc, end_ms)
+    store.close()
+
+    def indexes() -> dict:
+        with sqlite3.connect(loc.database) as conn:
+            return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN "
+                                     "('review_log_item', 'review_log_time')"))
+
+    narrow = indexes()
+    assert collect_report(loc, catalog, clock=FakeClock(end_ms)) == expected
+    assert indexes() == narrow != LOG_INDEXES  # the read-only report left them as they were
+    open_store(loc, clock=FakeClock(end_ms)).close()
+    assert indexes() == LOG_INDEXES
+    assert collect_report(loc, catalog, clock=FakeClock(end_ms)) == expected
+    with open_store(loc, clock=FakeClock(end_ms), readonly=True) as store:
+        assert has_wide_log_indexes(store.conn)
+        plans = [" ".join(str(part) for part in row) for sql in (
+            "SELECT item_id, count(*), sum(duration_ms), max(time_ms), sum(last_interval) FROM review_log "
+            "WHERE kind IN ('review', 'cram') GROUP BY item_id",
+            "SELECT time_ms / 900000, count(*), sum(rating = 1 AND last_interval > 0) FROM review_log "
+            "WHERE kind IN ('review', 'cram') AND time_ms >= 0 GROUP BY 1")
+            for row in store.conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    assert any("COVERING INDEX review_log_item" in p for p in plans), plans
+    assert any("COVERING INDEX review_log_time" in p for p in plans), plans

@@ -332,6 +332,12 @@ def test_figures_for_the_stats_screen(tmp_path):
         assert p.reviews == sizes[p.deck_id] + (1 if p.deck_id == deck_id else 0)
     info = session.item_info("a/c000/main")
     assert [e.rating for e in info.history][0] == EASY and info.retrievability is not None
+    # Without the retention spans (the home screen): every count the same, no retention.
+    from dataclasses import replace
+
+    without = {p.deck_id: p for p in session.deck_progress(spans=False)}
+    assert progress[deck_id].true_retention and progress[deck_id].true_retention["year"].total > 0
+    assert without == {d: replace(p, retention=None, true_retention={}) for d, p in progress.items()}
 
 
 def test_unknown_deck_ids_are_a_usage_error(tmp_path):
@@ -376,3 +382,59 @@ def test_an_item_left_on_screen_for_days_keeps_its_buttons_and_the_counts_stay_r
     fresh = ReviewSession(store, decks, clock=clock, settings=session.settings)
     assert session.counts() == fresh.counts() and session.counts().review == 1
     assert session.upcoming() == fresh.upcoming()
+
+
+def test_each_decks_count_reads_its_own_reviews_and_counts_as_the_queue_of_every_deck_would(tmp_path, monkeypatch):
+    """The deck list's counts (deck_progress) read each deck's own due reviews: the same rows in the same
+    order as that deck's in the queue of every deck, which they used to walk. Counted both ways, with a big
+    deck whose due reviews outnumber the first read, small decks with a few, and again after answers."""
+    import random
+
+    from studyapp.core import session as session_module
+
+    decks = [deck("big", 400), deck("small", 6), deck("tiny", 3), deck("none", 4)]
+    session, store, clock = session_for(tmp_path, decks)
+    rng = random.Random(15)
+    now = clock.now_ms()
+    with store.guarded():
+        rows = store.conn.execute("SELECT id, deck_id FROM items ORDER BY id").fetchall()
+        for item_id, deck_id in rows:
+            if deck_id == "none" or rng.random() < 0.15:
+                continue
+            due = now - rng.randrange(0, 30) * 86_400_000 + rng.randrange(-3, 2) * HOUR_MS
+            store.conn.execute("UPDATE items SET queue = 2, state = 'review', stability = ?, difficulty = 5, "
+                               "due_ms = ?, last_review_ms = ?, interval = ?, reps = 3 WHERE id = ?",
+                               (rng.uniform(2, 40), due, due - 10 * 86_400_000, 10, item_id))
+    monkeypatch.setattr(session_module, "_FIRST_REVIEW_ROWS", 16)  # the big deck's reviews take several reads
+    session = ReviewSession(store, decks, clock=clock, settings=session.settings)
+    reads: list[tuple[str, ...]] = []
+    reviews_due = store.reviews_due
+
+    def counted(deck_ids, *args, **kwargs):
+        reads.append(tuple(deck_ids))
+        return reviews_due(deck_ids, *args, **kwargs)
+
+    monkeypatch.setattr(store, "reviews_due", counted)
+
+    def through_every_decks_queue(self, cached, deck_id):
+        return (row for row in self._reviews(cached) if row.deck_id == deck_id)
+
+    def both() -> tuple[list, list]:
+        fast = session.deck_progress(spans=False)
+        session._today_cache = None
+        with monkeypatch.context() as patch:
+            patch.setattr(ReviewSession, "_deck_reviews", through_every_decks_queue)
+            walked = session.deck_progress(spans=False)
+        session._today_cache = None
+        return fast, walked
+
+    fast, walked = both()
+    assert fast == walked
+    assert [(p.deck_id, p.due > 0) for p in fast] == [("big", True), ("small", True), ("tiny", True), ("none", False)]
+    assert ("small",) in reads and ("tiny",) in reads
+    assert all(len(p) == 1 for p in reads[:len(decks)])  # the counts read each deck on its own
+    for _ in range(5):  # answers patch today's queues in memory: the counts must follow them
+        session.next()
+        session.answer(GOOD, duration_ms=1000)
+        clock.advance(seconds=20)
+        assert session.deck_progress(spans=False) == both()[1]

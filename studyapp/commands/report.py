@@ -18,15 +18,19 @@ def run_report(context, args) -> int:
         return _team(context, args)
     from ..onboarding.collect import collect_report
 
-    report = collect_report(context.location, context.catalog())
     if args.format == "html":
         from ..onboarding.collect import collect_series
         from ..onboarding.html import learner_html
 
+        report = collect_report(context.location, context.catalog())
         print(learner_html(report, collect_series(context.location, context.catalog())), end="", file=context.stdout)
         return 0
+    # Markdown and JSON need no card but each deck's facts: the summary kept with the deck cache.
+    report = collect_report(context.location, context.catalog_summary())
     if args.format == "json":
-        print(json.dumps(report, ensure_ascii=False, indent=2, allow_nan=False))
+        from ..core.jsontext import dumps
+
+        print(dumps(report))  # json.dumps(ensure_ascii=False, indent=2, allow_nan=False)'s text, faster
     else:
         from ..onboarding.report import to_markdown
 

@@ -174,13 +174,24 @@ def load_paths(paths: list[Path], cache: DeckCache | None = None, *, shadowable:
     return catalog
 
 
+def summary_roots(user_dirs: Iterable[Path] = ()) -> list[Path]:
+    """The folders ``discover`` reads, for ``core.decksummary``."""
+    return [d for d in deck_dirs(user_dirs) if d.exists()]
+
+
 def discover(user_dirs: Iterable[Path] = (), cache_file: Path | None = None) -> Catalog:
     """Every deck the learner can study: their own folders, then the bundled decks they do not shadow.
     With ``cache_file``, unchanged files are not parsed again."""
     bundled = bundled_decks_dir()
     cache = DeckCache(cache_file) if cache_file else None
     # The bundled folder may legitimately be absent (a stripped install); the learner's were checked.
-    catalog = load_paths([d for d in deck_dirs(user_dirs) if d.exists()], cache, shadowable=bundled)
+    roots = summary_roots(user_dirs)
+    catalog = load_paths(roots, cache, shadowable=bundled)
+    if cache is not None and cache_file is not None:
+        from . import decksummary
+
+        if cache.saved or decksummary.load_key(cache_file, roots) is None:
+            decksummary.save(cache_file, roots, cache, catalog)
     # A big bank is millions of objects that live as long as the process. Left to the cycle collector,
     # every full collection walks them all again: at 100,000 cards building a dict of 100,000 keys
     # took seconds, nearly all of it in the collector (F15). Frozen, they are skipped.

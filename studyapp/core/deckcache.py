@@ -70,6 +70,7 @@ class DeckCache:
         self.file = file
         self.entries: dict[str, tuple] = {}
         self.changed = False
+        self.saved = False  # written by this process (core.decksummary then writes its summary again)
         # The cache is a few hundred thousand small objects and no cycles: without the cycle
         # collector running again and again as they appear, it reads three times faster.
         collecting = gc.isenabled()
@@ -113,5 +114,6 @@ class DeckCache:
                 pickler.dump({"format": CACHE_FORMAT, "version": __version__, "entries": self.entries})
             os.replace(temporary, self.file)
             self.changed = False
+            self.saved = True
         except OSError:
             pass  # read-only home, full disk: the cache is only an optimisation

@@ -231,6 +231,10 @@ class _Today:
     # Today's queues, read when first needed (visible items only: present, not suspended or buried).
     learning: _Rows | None = None  # every learning item, soonest due first
     reviews: _Rows | None = None  # reviews due today, most overdue first
+    # Each deck's own reviews due today in the same order, for its count on the deck list (walking
+    # the queue of every deck to find a small deck's few reviews read the whole of it); dropped
+    # when this session answers, read again when next asked.
+    deck_reviews: dict[str, _Rows] = field(default_factory=dict)
     new: dict[tuple[str, str], _Rows] = field(default_factory=dict)  # (deck, order) -> new items in that order
     # The last build's gathered queues: kept across picks, patched by this session's own answers
     # where that gives exactly what a new build would (see ReviewSession._patch_gathered).
@@ -598,11 +602,13 @@ class ReviewSession:
         sd = self.scheduler.days
         return self.store.retention_days(deck_ids, sd.start_ms(today - SPANS["year"] + 1), sd.end_ms(today), sd.day_of)
 
-    def deck_progress(self) -> list[DeckProgress]:
+    def deck_progress(self, *, spans: bool = True) -> list[DeckProgress]:
+        """``spans=False`` leaves retention out (None, no spans): the home screen shows none, and they
+        cost a scan of a year of the log."""
         sd = self.scheduler.days
         today = sd.day_of(self.clock.now_ms())
         counts = self.store.deck_counts(self.deck_ids)
-        by_deck = self.retention_spans_by_deck()
+        by_deck = self.retention_spans_by_deck() if spans else {}
         out = []
         for deck in self.decks:
             c = counts[deck.id]
@@ -611,9 +617,10 @@ class ReviewSession:
             unseen = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
             # What can be studied: the deck on its own, as Anki's deck list counts it.
             now = _counts_of(self._build(self.clock.now_ms(), only=deck.id))
-            spans = by_deck.get(deck.id) or by_span((), sd.day_of, today)
+            deck_spans = (by_deck.get(deck.id) or by_span((), sd.day_of, today)) if spans else {}
             out.append(DeckProgress(deck.id, deck.title, items, now.new, now.learning, c["review"], now.review,
-                                    c["reviews"], spans["month"].rate, unseen, c["learning"], spans))
+                                    c["reviews"], deck_spans["month"].rate if spans else None, unseen, c["learning"],
+                                    deck_spans))
         return out
 
     def leeches(self) -> list[ItemInfo]:
@@ -716,6 +723,7 @@ class ReviewSession:
         version = self.store.data_version()
         if version != (cached.version[0], cached.version[1] + 1):
             return
+        cached.deck_reviews.clear()
         state = before.state
         new, review = cached.done.get(before.deck_id, (0, 0))
         cached.done[before.deck_id] = (new + (state.state == "new"), review + (state.state == REVIEW))
@@ -897,9 +905,9 @@ class ReviewSession:
             group=self._group, preset=self.preset_for, answered=cached.reviewed, new_left=dict(new_left),
             review_left=dict(review_left), now=start, end_of_today=end, learn_ahead_until=start,
             interday=lambda row: day_of(row.state.due_ms or 0) > day_of(row.state.last_review_ms or 0))
-        learning, reviews = self._learning(cached), self._reviews(cached)
+        learning = self._learning(cached)
         builder.learning(learning if not only else (r for r in learning if r.deck_id == only))
-        builder.due(reviews if not only else (r for r in reviews if r.deck_id == only))
+        builder.due(self._reviews(cached) if not only else self._deck_reviews(cached, only))
         first = self.preset_for(deck_ids[0]) if deck_ids else None
         if first is not None and new_left["*"] > 0:
             gather = first.new_gather_order
@@ -946,19 +954,28 @@ class ReviewSession:
 
     def _reviews(self, cached: _Today) -> _Rows:
         if cached.reviews is None:
-            days = self.scheduler.days
-            today = days.day_of(cached.day_start)
-            # Review ahead (custom study): what falls due in the next days too.
-            ahead = self.custom.days if self.custom is not None and self.custom.kind == "ahead" else 0
-            end = days.end_ms(today + ahead)
-            seed = self.seed
-            # Anki's default review order ("Day"): by due day, at random within a day.
-            cached.reviews = _Rows(lambda n: self.store.reviews_due(self.deck_ids, end, today, n, day_of=days.day_of,
-                                                                    seed=seed),
-                                   lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
-                                   # A walk reads every review due up to the limit: read them in one go.
-                                   first=_FIRST_REVIEW_ROWS)
+            cached.reviews = self._reviews_of(cached, self.deck_ids)
         return cached.reviews
+
+    def _deck_reviews(self, cached: _Today, deck_id: str) -> _Rows:
+        """``_reviews`` of one deck: the same rows in the same order as those of the deck in it."""
+        rows = cached.deck_reviews.get(deck_id)
+        if rows is None:
+            rows = cached.deck_reviews[deck_id] = self._reviews_of(cached, [deck_id])
+        return rows
+
+    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str]) -> _Rows:
+        days = self.scheduler.days
+        today = days.day_of(cached.day_start)
+        # Review ahead (custom study): what falls due in the next days too.
+        ahead = self.custom.days if self.custom is not None and self.custom.kind == "ahead" else 0
+        end = days.end_ms(today + ahead)
+        seed = self.seed
+        # Anki's default review order ("Day"): by due day, at random within a day.
+        return _Rows(lambda n: self.store.reviews_due(deck_ids, end, today, n, day_of=days.day_of, seed=seed),
+                     lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
+                     # A walk reads every review due up to the limit: read them in one go.
+                     first=_FIRST_REVIEW_ROWS)
 
     def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:
         order = {"random-cards": "card", "deck": "position"}.get(gather, "note")

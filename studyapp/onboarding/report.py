@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from .. import __version__
 from ..core.curriculum import Curriculum
@@ -116,8 +116,9 @@ def facts(decks: Sequence[Deck]) -> dict[str, dict[str, set[str]]]:
     return out
 
 
-def _mastered_facts(deck_facts: dict[str, set[str]], mastered_keys: set[str]) -> int:
-    return sum(1 for keys in deck_facts.values() if keys <= mastered_keys)
+def _mastered_facts(deck_facts: dict[str, Collection[str]], mastered_keys: set[str]) -> int:
+    superset = mastered_keys.issuperset  # a fact's keys may be a set or (Bank.from_facts) a tuple
+    return sum(1 for keys in deck_facts.values() if superset(keys))
 
 
 def streak(study_days: set[int], today: int) -> int:
@@ -190,28 +191,30 @@ def summary_from_aggregates(card_rows: Iterable[Sequence], bucket_rows: Iterable
     buckets named, for the few that span two study days.
     """
     out = LogSummary()
-    # Plain lists of four counts while summing (a dataclass per addition was most of the time at
-    # 200 learners), TrueRetention at the end.
-    deck_counts: dict[str, list[int]] = {}
+    # Plain lists while summing (a dataclass or an attribute per addition was most of the time at
+    # 100,000 cards and at 200 learners): reviews, time, last, the four counts, first. Objects at the end.
+    sums: dict[str, list] = {}
+    cards = out.cards
     for deck_id, card_id, reviews, again, duration, first, last, yp, yf, mp, mf in card_rows:
-        deck = out.decks.get(deck_id)
-        if deck is None:
-            deck = out.decks[deck_id] = DeckLog()
-            deck_counts[deck_id] = [0, 0, 0, 0]
-        deck.reviews += reviews
-        deck.time_ms += duration
-        deck.last_ms = last if deck.last_ms is None or last > deck.last_ms else deck.last_ms
-        c = deck_counts[deck_id]
-        c[0] += yp
-        c[1] += yf
-        c[2] += mp
-        c[3] += mf
-        out.first_ms = first if out.first_ms is None or first < out.first_ms else out.first_ms
-        out.last_ms = last if out.last_ms is None or last > out.last_ms else out.last_ms
+        c = sums.get(deck_id)
+        if c is None:
+            c = sums[deck_id] = [0, 0, last, 0, 0, 0, 0, first]
+        c[0] += reviews
+        c[1] += duration
+        if last > c[2]:
+            c[2] = last
+        c[3] += yp
+        c[4] += yf
+        c[5] += mp
+        c[6] += mf
+        if first < c[7]:
+            c[7] = first
         if reviews:
-            out.cards[f"{deck_id}/{card_id}"] = (reviews, again)
-    for deck_id, c in deck_counts.items():
-        out.decks[deck_id].retention = TrueRetention(*c)
+            cards[f"{deck_id}/{card_id}"] = (reviews, again)
+    for deck_id, c in sums.items():
+        out.decks[deck_id] = DeckLog(reviews=c[0], time_ms=c[1], last_ms=c[2], retention=TrueRetention(*c[3:7]))
+        out.first_ms = c[7] if out.first_ms is None or c[7] < out.first_ms else out.first_ms
+        out.last_ms = c[2] if out.last_ms is None or c[2] > out.last_ms else out.last_ms
     buckets = {row[0]: row[1:] for row in bucket_rows}
     days, split = bucket_days(buckets, day_of)
     day_counts: dict[int, list[int]] = {}
@@ -254,6 +257,25 @@ class Bank:
                     keys.add(key)
                     members.add(key)
         self.all_keys = set().union(*self.keys.values()) if self.keys else set()
+
+    @classmethod
+    def from_facts(cls, decks: Sequence, facts: dict[str, Sequence[Sequence[str]]]) -> Bank:
+        """The same Bank from what ``core.decksummary`` keeps: each deck's facts as lists of item keys
+        (``decks`` need only an id and a title)."""
+        bank = cls.__new__(cls)
+        bank.decks = list(decks)
+        bank.deck_ids = {deck.id for deck in decks}
+        bank.keys, bank.facts = {}, {}
+        for deck in decks:
+            keys = bank.keys[deck.id] = set()
+            deck_facts = facts.get(deck.id, ())
+            if deck_facts:
+                # Tuples as the summary keeps them: a set per fact was most of the time at 100,000 cards.
+                bank.facts[deck.id] = dict(enumerate(deck_facts))
+            for members in deck_facts:
+                keys.update(members)
+        bank.all_keys = set().union(*bank.keys.values()) if bank.keys else set()
+        return bank
 
 
 def build_report(*, profile: str, decks: Sequence[Deck], items: Iterable[ItemFacts], answers: Iterable[Answer],
@@ -392,10 +414,14 @@ def tracks_progress(curriculum: Curriculum | None, deck_rows: Sequence[dict], st
 
 def curriculum_progress(curriculum: Curriculum | None, decks: Sequence[Deck], items: Iterable[ItemFacts],
                         reviews_by_deck: dict[str, int], started_ms: int | None, now_ms: int,
-                        day_of, date_of) -> tuple[list[dict], dict | None]:
-    """The tracks and what to study next, for the home screen: the report's figures without the log."""
-    mastered_keys = {i.key for i in items if is_mastered(i)}
-    fact_keys = Bank(decks).facts
+                        day_of, date_of, bank: Bank | None = None,
+                        mastered_keys: set[str] | None = None) -> tuple[list[dict], dict | None]:
+    """The tracks and what to study next, for the home screen: the report's figures without the log.
+    ``bank``: the decks' Bank when it is at hand (``core.decksummary``), rather than worked out again;
+    ``mastered_keys``: the keys of the mastered ``items``, when they were picked out already."""
+    if mastered_keys is None:
+        mastered_keys = {i.key for i in items if is_mastered(i)}
+    fact_keys = (bank or Bank(decks)).facts
     deck_rows = []
     for deck in decks:
         deck_facts = fact_keys.get(deck.id, {})

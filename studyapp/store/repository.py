@@ -145,7 +145,8 @@ class Store:
         self._last_scheduler: tuple[Settings, int] | None = None
         self.writes = 0
         self._cleanup: Callable[[], object] | None = None
-        self._open_key = schema.note_open(Path(conn.execute("PRAGMA database_list").fetchone()[2] or path))
+        self._file = conn.execute("PRAGMA database_list").fetchone()[2]  # "" for a database in memory
+        self._open_key = schema.note_open(Path(self._file or path))
         conn.create_function("studyapp_rank", 2, rank, deterministic=True)
 
     # -- life cycle
@@ -160,6 +161,13 @@ class Store:
         if self._cleanup is not None:
             self._cleanup()
             self._cleanup = None
+
+    def second_reader(self) -> sqlite3.Connection | None:
+        """Another read-only connection to the file this store reads (None for a database in memory),
+        for a long scan on a second thread: the caller closes it."""
+        if not self._file:
+            return None
+        return schema.connect(Path(self._file), readonly=True)
 
     def __enter__(self) -> Store:
         return self

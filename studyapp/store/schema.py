@@ -39,6 +39,41 @@ BEGIN
     SELECT RAISE(ABORT, 'the review log is append-only');
 END;"""
 
+# The review log's two indexes. Each carries, after the columns it orders by, the columns the
+# report's scans read (F15): a scan of a million answers then reads the index alone, in item
+# order for the per-item sums (no sort) and in time order for the last year's study days. They
+# were (item_id, id) and (time_ms): every query that used those uses these the same way, and an
+# answer writes no more entries than before. An index is no schema change
+# (any version reads and keeps it), so an older database gets the wider ones on its next
+# writable open (``widen_log_indexes``), not through a migration; until then its readers only
+# go slower.
+LOG_INDEXES = {
+    "review_log_item": "CREATE INDEX review_log_item ON review_log (item_id, id, kind, rating, last_interval, "
+                       "duration_ms, time_ms)",
+    "review_log_time": "CREATE INDEX review_log_time ON review_log (time_ms, kind, rating, last_interval)",
+}
+
+
+def widen_log_indexes(conn: sqlite3.Connection) -> None:
+    """Put LOG_INDEXES in place of older definitions of the same indexes (one transaction)."""
+    names = ",".join(f"'{name}'" for name in LOG_INDEXES)
+    current = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
+    if all(current.get(name) == sql for name, sql in LOG_INDEXES.items()):
+        return
+    with write(conn):
+        current = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
+        for name, sql in LOG_INDEXES.items():
+            if current.get(name) != sql:
+                conn.execute(f"DROP INDEX IF EXISTS {name}")
+                conn.execute(sql)
+
+
+def has_wide_log_indexes(conn: sqlite3.Connection) -> bool:
+    names = ",".join(f"'{name}'" for name in LOG_INDEXES)
+    current = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
+    return all(current.get(name) == sql for name, sql in LOG_INDEXES.items())
+
+
 SCHEMA_V1 = """
 CREATE TABLE meta (
     key TEXT PRIMARY KEY,
@@ -109,8 +144,7 @@ CREATE TABLE review_log (
     due_ms INTEGER,
     scheduler_id INTEGER NOT NULL REFERENCES schedulers (id)
 );
-CREATE INDEX review_log_item ON review_log (item_id, id);
-CREATE INDEX review_log_time ON review_log (time_ms);
+{log_indexes}
 {append_only_trigger}
 
 -- Exams (`studyapp quiz --exam`): kept with the profile, never touching the schedule.
@@ -125,7 +159,8 @@ CREATE TABLE exam_results (
     pass_mark REAL NOT NULL,
     answers TEXT NOT NULL          -- JSON list of {key, kind, given, correct}
 );
-""".replace("{append_only_trigger}", APPEND_ONLY_TRIGGER)
+""".replace("{append_only_trigger}", APPEND_ONLY_TRIGGER).replace("{log_indexes}", "\n".join(
+    f"{sql};" for sql in LOG_INDEXES.values()))
 
 # Schema 2: deck option presets (named, one per deck; unassigned decks use "Default") and
 # today's limit extensions from custom study ("N more new cards today"), which leave the
@@ -544,6 +579,7 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
     if version < SCHEMA_VERSION:
         migrate(conn, path, version)
         version = SCHEMA_VERSION
+    widen_log_indexes(conn)
     return version
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,30 @@ def _shown_on_a_terminal(catalog: Catalog) -> Catalog:
     return replace(catalog, decks=decks)
 
 
+@dataclass(frozen=True)
+class DeckRow:
+    """A deck's line on the home screen before today's counts are known (they are None)."""
+
+    deck_id: str
+    title: str
+    items: int
+    unseen: int
+    new: int | None = None
+    learning: int | None = None
+    due: int | None = None
+
+
+def _warning_lines(broken) -> list[str]:
+    """One line per (deck file, its errors) that did not load: its name, its first error, and what to run."""
+    from ..core.terminal_text import visible
+
+    lines = []
+    for path, errors in broken:
+        first = f" (line {errors[0].line}: {errors[0].message})" if errors else ""
+        lines.append(visible(f"{path.name} was not loaded{first}; run 'studyapp check {path}'"))
+    return lines
+
+
 class Services:
     def __init__(self, location: Location, *, clock: Clock | None = None,
                  deck_paths: Sequence[Path] | None = None, catalog: Catalog | None = None,
@@ -51,6 +76,7 @@ class Services:
         self.clock: Clock = clock or SystemClock()
         self._deck_paths = list(deck_paths) if deck_paths is not None else None
         self._catalog: Catalog | None = catalog
+        self._discovered = False  # the catalog was loaded here from the learner's folders (and the deck cache)
         self._catalog_lock = threading.Lock()
         self.lock = threading.RLock()
         self._store: Store | None = None
@@ -68,6 +94,7 @@ class Services:
                     # The same cache as the command line's: unchanged decks are not parsed again.
                     self._catalog = discover(self.location.deck_dirs,
                                              cache_file=self.location.home / "cache" / "decks.pickle")
+                    self._discovered = True
             if self._shown is None:
                 from dataclasses import replace
 
@@ -95,14 +122,39 @@ class Services:
 
     def load_warnings(self) -> list[str]:
         """One line per deck file that did not load: its name, its first error, and what to run."""
-        lines = []
-        for result in self.catalog().broken_files:
-            errors = [p for p in result.problems if p.is_error]
-            first = f" (line {errors[0].line}: {errors[0].message})" if errors else ""
-            lines.append(f"{result.path.name} was not loaded{first}; run 'studyapp check {result.path}'")
-        from ..core.terminal_text import visible
+        return _warning_lines((result.path, [p for p in result.problems if p.is_error])
+                              for result in self.catalog().broken_files)
 
-        return [visible(line) for line in lines]
+    def deck_summary(self):
+        """What the home screen's table needs of every deck (core.decksummary), kept beside the deck
+        cache: None unless no deck file changed since it was written, or when the decks do not come
+        from the learner's folders. Never loads the catalog (blocking: call from a worker)."""
+        if self._deck_paths is not None or (self._catalog is not None and not self._discovered):
+            return None
+        from ..core import decksummary
+        from ..core.catalog import summary_roots
+
+        return decksummary.load(self.location.home / "cache" / "decks.pickle", summary_roots(self.location.deck_dirs))
+
+    def first_rows(self, summary) -> tuple[list[DeckRow], list[str]]:
+        """The home screen's rows before anything is counted (blocking): each deck's title in the
+        learner's language, its items and how many were never studied, from the summary and one
+        count of the stored items; what can be studied today (new, learning, due) is left out
+        (None), as the queue works it out once the decks are loaded. And the load warnings."""
+        from ..core.terminal_text import visible
+        from ..store.summary import state_counts
+
+        store = self.store()
+        with self.lock:
+            stored = state_counts(store)
+        rows = []
+        for deck in summary.decks:
+            counts = stored.get(deck.id, {})
+            items, new = deck.items, counts.get("new", 0)
+            # As DeckProgress counts it: items not stored yet are unseen too.
+            unseen = new + max(0, items - (new + counts.get("learning", 0) + counts.get("review", 0)))
+            rows.append(DeckRow(deck.id, visible(deck.shown_title(self.language)), items, unseen))
+        return rows, _warning_lines(summary.broken)
 
     def seed_text(self, deck: Deck) -> str:
         """The deck's source document, control characters escaped (blocking: call from a worker).
@@ -174,7 +226,7 @@ class Services:
         """The curriculum's tracks with mastery and status, and what to study next; blocking.
 
         ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
-        from ..onboarding.collect import mastered_items
+        from ..onboarding.collect import mastered_keys
         from ..onboarding.report import curriculum_progress
         from ..store.summary import first_answer_ms
 
@@ -184,11 +236,18 @@ class Services:
         store = self.store()
         with self.lock:
             settings = store.load_settings()
-            items = mastered_items(store)
+            mastered = mastered_keys(store)
             started = first_answer_ms(store)
         days = settings.study_days()
-        return curriculum_progress(curriculum, self.catalog().decks, items, {r.deck_id: r.reviews for r in deck_rows},
-                                   started, self.clock.now_ms(), days.day_of, days.date_of)
+        decks = self.catalog().decks
+        # Each deck's facts from the summary while it matches the files just loaded (the same stamps):
+        # working them out from 100,000 cards took seconds.
+        summary = self.deck_summary()
+        bank = summary.bank() if summary is not None and [d.id for d in summary.decks] == [d.id for d in decks] \
+            else None
+        return curriculum_progress(curriculum, decks, (), {r.deck_id: r.reviews for r in deck_rows},
+                                   started, self.clock.now_ms(), days.day_of, days.date_of, bank=bank,
+                                   mastered_keys=mastered)
 
     def record_exam(self, exam) -> None:
         """Keep a finished exam's result with the profile (the schedule is not touched)."""

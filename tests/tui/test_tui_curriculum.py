@@ -49,13 +49,13 @@ async def test_tracks_move_to_behind_after_their_days(harness, tmp_path):
     async with app.run_test(size=(110, 30)) as pilot:
         await wait_for(pilot, lambda: app.screen.tracks, "tracks loaded")
         assert app.screen.tracks[0]["status"] == "on track"
-        assert "on track" in screen_text(app)
+        await wait_for_text(pilot, "on track")  # drawn a frame after the tracks are set
     harness.clock.advance(days=6)  # nine days after the first answer: past the seven allowed
     app = harness.app("home", decks=[folder])
     async with app.run_test(size=(110, 30)) as pilot:
         await wait_for(pilot, lambda: app.screen.tracks, "tracks loaded")
         assert app.screen.tracks[0]["status"] == "behind"
-        assert "behind · by" in screen_text(app)
+        await wait_for_text(pilot, "behind · by")
 
 
 async def test_no_curriculum_no_tracks_panel(harness, tmp_path):

@@ -205,3 +205,49 @@ async def test_home_shows_every_column_and_the_keys_hint_with_the_bundled_decks(
         start = lines.index(header) + 1
         assert len([line for line in lines[start:start + 9] if line.strip()]) == 8  # every deck, one line each
         assert "3FS" in lines[start + 7]  # the eighth
+
+
+async def test_the_table_comes_first_from_the_deck_summary_then_the_counts(harness, tmp_path):
+    """With the summary kept beside the deck cache (core/decksummary.py), titles, items and progress are
+    drawn before the catalog loads; the status line says the counts are coming, Enter already studies,
+    and the rows the counts replace them with agree on everything the first ones showed."""
+    import threading
+
+    from studyapp.core.catalog import discover
+    from studyapp.core.settings import resolve
+    from studyapp.tui.app import Start, StudyApp
+    from studyapp.tui.config import load_config
+    from studyapp.tui.services import Services
+
+    folder = two_decks(tmp_path)
+    location = resolve(str(harness.home), None, [str(folder)], environ={})
+    discover(location.deck_dirs, cache_file=location.home / "cache" / "decks.pickle")  # writes the summary
+    services = Services(location, clock=harness.clock)
+    harness._services.append(services)
+    release = threading.Event()
+    load_warnings = services.load_warnings
+
+    def held_back() -> list[str]:
+        release.wait(60)  # the counts wait (they start by loading the catalog) until the first table is checked
+        return load_warnings()
+
+    services.load_warnings = held_back
+    app = StudyApp(services, load_config(harness.home), Start("home"))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen) and app.screen.drawn, "the first table")
+            home = app.screen
+            text = await wait_for_text(pilot, "counting new, learning and due cards")
+            assert "Enter studies the highlighted deck" in text and "UI sample" in text and "…" in text
+            assert not home.loaded and services.loaded_catalog is None
+            first = {r.deck_id: (r.title, r.items, r.unseen, r.new) for r in home.rows}
+            assert home.check_action("study", ()) and not home.check_action("browse", ())
+            release.set()
+            await wait_for(pilot, lambda: home.loaded, "the counts")
+            text = await wait_for_text(pilot, " · due ")
+            assert "counting" not in text
+            last = {r.deck_id: (r.title, r.items, r.unseen) for r in home.rows}
+            assert {k: v[:3] for k, v in first.items()} == last and all(v[3] is None for v in first.values())
+            assert last["ui-sample"][1:] == (10, 10) and "second" in last
+    finally:
+        release.set()

@@ -44,6 +44,13 @@ def cut(text: str, cells: int) -> Text:
     return out
 
 
+def count_cell(count: int | None, style: str) -> Text:
+    """A count in its colour (dim when zero); "…" while it is still being counted."""
+    if count is None:
+        return Text("…", style="dim")
+    return Text(str(count), style=style if count else "dim")
+
+
 def deck_table_layout(width: int, longest_title: int) -> tuple[int, int]:
     """(deck title cells, progress bar cells) for a terminal ``width`` cells wide: every column fits."""
     bar = BAR_WIDTH if width >= WIDE_COLUMNS else NARROW_BAR_WIDTH
@@ -83,6 +90,9 @@ class HomeScreen(AppScreen):
         self.rows: list = []
         self.tracks: list[dict] = []
         self.loaded = False
+        # The table is drawn from the deck summary before today's counts are in (``loaded`` then
+        # becomes true): Enter already studies the highlighted deck.
+        self.drawn = False
 
     def compose(self) -> ComposeResult:
         yield Static(f"studyapp · decks · profile {self.app.services.location.profile}", id="home-title",
@@ -101,7 +111,7 @@ class HomeScreen(AppScreen):
         self.refresh_decks()
 
     def on_resize(self) -> None:
-        if self.loaded:
+        if self.loaded or self.drawn:
             self._fill_table()
             self._show_tracks(self.tracks, self._next_step)
 
@@ -112,10 +122,16 @@ class HomeScreen(AppScreen):
     def _load(self) -> None:
         services = self.app.services
         try:
+            # At start-up the table comes first, from the summary kept with the deck cache (a glance
+            # at 100,000 cards would otherwise wait seconds for the catalog and every deck's queue).
+            summary = None if self.loaded or self.drawn else services.deck_summary()
+            if summary is not None and summary.decks:
+                rows, warnings = services.first_rows(summary)
+                self.app.call_from_thread(self._drawn_first, rows, warnings)
             warnings = services.load_warnings()
             overview = services.overview()
             with services.lock:
-                rows = overview.deck_progress()
+                rows = overview.deck_progress(spans=False)  # no retention on this screen
             tracks, next_step = services.tracks(rows)
         except StudyappError as error:
             self.app.call_from_thread(self.app.fail, error.message)
@@ -130,10 +146,7 @@ class HomeScreen(AppScreen):
         self._show_tracks(self.tracks, next_step)
         self.loaded = True
         self._fill_table()
-        warning_box = self.query_one("#home-warnings", Static)
-        warning_box.display = bool(warnings)
-        if warnings:
-            warning_box.update(Text("⚠ " + "\n⚠ ".join(warnings)))
+        self._show_warnings(warnings)
         empty = self.query_one("#home-empty", Static)
         empty.display = not rows
         self.query_one("#deck-table", DataTable).display = bool(rows)
@@ -147,6 +160,27 @@ class HomeScreen(AppScreen):
             f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · new {new} · learning {learning} · due {due}"
             "  ·  Enter studies the highlighted deck")
         self.sync_bindings()
+
+    def _drawn_first(self, rows: list, warnings: list[str]) -> None:
+        """The table before today's counts: titles, items and progress; the status line says what is pending."""
+        if self.loaded:
+            return
+        self.rows = rows
+        self.drawn = True
+        self._fill_table()
+        self._show_warnings(warnings)
+        self.query_one("#home-empty", Static).display = False
+        self.query_one("#deck-table", DataTable).display = True
+        self.query_one("#home-status", Static).update(
+            f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · counting new, learning and due cards…"
+            "  ·  Enter studies the highlighted deck")
+        self.sync_bindings()
+
+    def _show_warnings(self, warnings: list[str]) -> None:
+        warning_box = self.query_one("#home-warnings", Static)
+        warning_box.display = bool(warnings)
+        if warnings:
+            warning_box.update(Text("⚠ " + "\n⚠ ".join(warnings)))
 
     def _fill_table(self) -> None:
         """The deck rows, with column widths that fit the terminal (refilled when it is resized)."""
@@ -169,9 +203,9 @@ class HomeScreen(AppScreen):
             seen = row.items - row.unseen
             table.add_row(
                 cut(row.title, title_cells),
-                Text(str(row.new), style="blue" if row.new else "dim"),
-                Text(str(row.learning), style="red" if row.learning else "dim"),
-                Text(str(row.due), style="green" if row.due else "dim"),
+                count_cell(row.new, "blue"),
+                count_cell(row.learning, "red"),
+                count_cell(row.due, "green"),
                 progress_bar(seen, row.items, bar),
                 Text(str(row.items)),
                 key=row.deck_id,
@@ -209,7 +243,7 @@ class HomeScreen(AppScreen):
         if not super().check_action(action, parameters):
             return False
         if action in ("study", "quiz", "cram"):
-            return self.loaded and bool(self.rows)
+            return (self.loaded or self.drawn) and bool(self.rows)
         if action in ("study_all", "browse", "stats", "settings"):
             return self.loaded
         return True
