@@ -376,3 +376,19 @@ def test_an_item_left_on_screen_for_days_keeps_its_buttons_and_the_counts_stay_r
     fresh = ReviewSession(store, decks, clock=clock, settings=session.settings)
     assert session.counts() == fresh.counts() and session.counts().review == 1
     assert session.upcoming() == fresh.upcoming()
+
+
+def test_the_shown_item_is_the_dataclass_its_fields_say(tmp_path):
+    """A pick builds ShownItem without its __init__ (a few microseconds a pick): it must still be
+    exactly the object the constructor gives, every field set, equal and replaceable as one."""
+    from dataclasses import fields
+
+    from studyapp.core.session import ShownItem
+
+    session, _, _ = session_for(tmp_path, [deck("a", 3)])
+    shown = session.next()
+    assert set(vars(shown)) == {f.name for f in fields(ShownItem)}
+    assert shown == ShownItem(**{f.name: getattr(shown, f.name) for f in fields(ShownItem)})
+    assert replace(shown, flag_note="x").flag_note == "x" and shown.flag_note is None
+    with pytest.raises(AttributeError):
+        shown.key = "other"

@@ -48,6 +48,7 @@ _NO_END_MS = 2 ** 62  # "due whenever": every learning item
 _PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
 _FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
+_new_object = object.__new__
 
 
 @dataclass(frozen=True)
@@ -661,8 +662,12 @@ class ReviewSession:
 
     def _show(self, row: ItemRow, queue: str, now: int, counts: Counts, *, ahead: bool = False) -> ShownItem:
         previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now)
-        return ShownItem(row.id, row.key, self._item(row), queue, row.state, previews, now, counts,
-                         row.flag_note, ahead)
+        # ShownItem(...) with every field given: a frozen dataclass's __init__ sets each through
+        # object.__setattr__, a few microseconds of every pick; its __dict__ takes them at once.
+        shown = _new_object(ShownItem)
+        shown.__dict__.update(item_id=row.id, key=row.key, item=self._item(row), queue=queue, state=row.state,
+                              previews=previews, shown_ms=now, counts=counts, flag_note=row.flag_note, ahead=ahead)
+        return shown
 
     def _after_hide(self, entry: _Undo) -> None:
         if self.cram and self._cram_queue:
