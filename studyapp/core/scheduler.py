@@ -641,9 +641,8 @@ class ReviewScheduler:
                 due = now_ms + ivl * DAY_MS
             else:
                 due = days.add_days(now_ms, ivl)
-            memory = item.memory
-            after = _item_state(REVIEW, None, _round_places_f32(memory.stability, 10_000.0),
-                                _round_places_f32(memory.difficulty, 1_000.0), due, now_ms, ivl, reps, lapses, leech)
+            stability, difficulty = _memory(item)
+            after = _item_state(REVIEW, None, stability, difficulty, due, now_ms, ivl, reps, lapses, leech)
             out[rating] = _preview(rating, after, due, ivl)
         return out
 
@@ -698,20 +697,19 @@ class _Context:
 
 
 def _memory(item: Any) -> tuple[float, float]:
-    """The memory state as Anki stores it: f32 stability to 4 places, difficulty to 3 (storage/card/data.rs)."""
+    """The memory state as Anki stores it: f32 stability to 4 places, difficulty to 3 (storage/card/data.rs).
+
+    Each is ``f32(round_f32(f32(value * scale)) / scale)``; the two go through one f32 pack
+    together (four memory states a pick)."""
     memory = item.memory
-    return _round_places_f32(memory.stability, 10_000.0), _round_places_f32(memory.difficulty, 1_000.0)
+    stability, difficulty = _unpack_2f32(_pack_2f32(memory.stability * 10_000.0, memory.difficulty * 1_000.0))
+    stability = _floor(stability + 0.5) if stability >= 0 else -_floor(-stability + 0.5)
+    difficulty = _floor(difficulty + 0.5) if difficulty >= 0 else -_floor(-difficulty + 0.5)
+    return _unpack_2f32(_pack_2f32(stability / 10_000.0, difficulty / 1_000.0))
 
 
-def _round_places_f32(value: float, scale: float) -> float:
-    # f32(round_f32(f32(value * scale)) / scale), inlined: four of these run for every preview.
-    v = _unpack_f32(_pack_f32(value * scale))[0]
-    rounded = _floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5)
-    return _unpack_f32(_pack_f32(rounded / scale))[0]
-
-
-_F32 = struct.Struct("f")
-_pack_f32, _unpack_f32 = _F32.pack, _F32.unpack
+_2F32 = struct.Struct("ff")
+_pack_2f32, _unpack_2f32 = _2F32.pack, _2F32.unpack
 _floor = math.floor
 
 
