@@ -594,8 +594,8 @@ class ReviewScheduler:
         """The four buttons of a review (review.rs): Again to relearning (or review), then Hard,
         Good and Easy each at least a day past the one before, fuzzed (and load balanced).
 
-        The most frequent preview, so written out in one piece (no intermediate outcomes,
-        today's study day looked up once for all three); tests/test_parity.py holds it to Anki."""
+        The most frequent preview, so written out in one piece, without the intermediate
+        outcomes of the (re)learning states; tests/test_parity.py holds it to Anki."""
         again = states.again
         out: dict[int, Preview] = {}
         delay = self._relearn_again
@@ -608,13 +608,9 @@ class ReviewScheduler:
             outcome = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
         out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
 
-        days = self.days
-        today = days.day_of(now_ms)
-        window = days._window
-        offset = window(today)[3]
+        add_days = self.days.add_days
+        ctx = _Context(self, seed, key, now_ms)
         maximum = self._maximum
-        balancer = self.load_balancer if seed is not None else None
-        factor = None
         lapses = state.lapses
         leech = state.leech or lapses >= self._leech_lapses
         reps = state.reps + 1
@@ -624,23 +620,9 @@ class ReviewScheduler:
             interval = item.interval
             # At least a day past the button before.
             minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
-            # _Context.fuzz: Anki's with_review_fuzz, the load balancer first.
-            if seed is None:
-                ivl = min(max(as_u32(round_f32(interval)), minimum), maximum)
-            else:
-                ivl = None
-                if balancer is not None:
-                    ivl = balancer.find_interval(interval, minimum, maximum, seed, key, now_ms)
-                if ivl is None:
-                    if factor is None:
-                        factor = fuzz_factor(seed)
-                    ivl = with_review_fuzz(factor, interval, minimum, maximum)
+            ivl = ctx.fuzz(interval, minimum, maximum)
             floor = ivl + 1
-            # StudyDays.add_days, with today's window found once.
-            if offset is not None and window(today + ivl)[3] == offset:
-                due = now_ms + ivl * DAY_MS
-            else:
-                due = days.add_days(now_ms, ivl)
+            due = add_days(now_ms, ivl)
             stability, difficulty = _memory(item)
             after = _item_state(REVIEW, None, stability, difficulty, due, now_ms, ivl, reps, lapses, leech)
             out[rating] = _preview(rating, after, due, ivl)
