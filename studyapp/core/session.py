@@ -195,6 +195,23 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
+def _has_links(deck: Deck) -> bool:
+    """Whether a card of ``deck`` names related cards. Decks are immutable: the answer is kept
+    per deck object (the last few), so that a session opened again on the same loaded decks
+    does not walk every card once more (a second of a million-card opening)."""
+    found = _LINKS.get(id(deck))
+    if found is not None and found[0] is deck:
+        return found[1]
+    linked = any(card.related for card in deck.cards)
+    if len(_LINKS) >= 256:
+        _LINKS.pop(next(iter(_LINKS)))
+    _LINKS[id(deck)] = (deck, linked)  # the deck held: its id is not reused meanwhile
+    return linked
+
+
+_LINKS: dict[int, tuple[Deck, bool]] = {}
+
+
 @contextmanager
 def _collector_paused():
     """No cyclic garbage collection while a session reads its items: each full collection
@@ -289,7 +306,7 @@ class ReviewSession:
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
         # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
         # as ``ItemRow.sibling_key``, so only the linked decks need a table.
-        self._linked = {deck.id for deck in all_decks if any(card.related for card in deck.cards)}
+        self._linked = {deck.id for deck in all_decks if _has_links(deck)}
         # (deck id, card id) -> sibling group (related cards join), for the linked decks
         self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
