@@ -518,3 +518,22 @@ def test_a_fuzz_number_near_one_steps_past_the_maximum_as_ankis_f32_sum_does():
     from studyapp.core.fuzz import with_review_fuzz
     assert with_review_fuzz(0.999885082244873, 40000.0, 36500, 36500) == 36501
     assert with_review_fuzz(0.99, 40000.0, 36500, 36500) == 36500
+
+
+def test_previews_are_built_as_their_constructors_build_them():
+    """The previews set the slots of ItemState and Preview directly (eight objects a pick): each
+    must equal, hash and read as the constructor's object, with every field set."""
+    from dataclasses import fields
+
+    from studyapp.core.scheduler import ItemState, Preview, ReviewScheduler, _item_state, _preview
+
+    values = ("review", None, 12.5, 4.25, 1_800_000_000_000, 1_700_000_000_000, 9, 3, 1, True)
+    made = _item_state(*values)
+    assert made == ItemState(*values) and hash(made) == hash(ItemState(*values))
+    assert [getattr(made, f.name) for f in fields(ItemState)] == list(values)
+    preview = _preview(3, made, 5, 9, None, 2)
+    assert preview == Preview(3, made, 5, 9, None, 2) and preview.label == "2d"
+    scheduler = ReviewScheduler(Settings())
+    for shown in scheduler.previews(made, "deck/card/main", 1_700_000_100_000).values():
+        assert shown == Preview(*(getattr(shown, f.name) for f in fields(Preview)))
+        assert shown.after == ItemState(*(getattr(shown.after, f.name) for f in fields(ItemState)))

@@ -438,3 +438,19 @@ def test_each_decks_count_reads_its_own_reviews_and_counts_as_the_queue_of_every
         session.answer(GOOD, duration_ms=1000)
         clock.advance(seconds=20)
         assert session.deck_progress(spans=False) == both()[1]
+
+
+def test_the_shown_item_is_the_dataclass_its_fields_say(tmp_path):
+    """A pick builds ShownItem without its __init__ (a few microseconds a pick): it must still be
+    exactly the object the constructor gives, every field set, equal and replaceable as one."""
+    from dataclasses import fields
+
+    from studyapp.core.session import ShownItem
+
+    session, _, _ = session_for(tmp_path, [deck("a", 3)])
+    shown = session.next()
+    assert set(vars(shown)) == {f.name for f in fields(ShownItem)}
+    assert shown == ShownItem(**{f.name: getattr(shown, f.name) for f in fields(ShownItem)})
+    assert replace(shown, flag_note="x").flag_note == "x" and shown.flag_note is None
+    with pytest.raises(AttributeError):
+        shown.key = "other"

@@ -164,6 +164,32 @@ def test_progress_of_cards_that_leave_a_deck_is_kept(tmp_path):
     assert back.present and back.state == kept.state
 
 
+@pytest.mark.parametrize("change", ["none", "revision", "moved", "removed", "added", "reverse", "cloze", "left",
+                                    "empty"])
+def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, change):
+    """Without a stored fingerprint (a profile written before fingerprints, or the decks changed),
+    sync compares every stored item with the deck: only an exact match skips the diff, and any
+    difference gives the same rows as a profile that never saw the old deck synced afresh."""
+    old = [card("q1"), card("q2", "reverse"), card("q3", "cloze", clozes=3), card("q4")]
+    new = {"none": old, "revision": [old[0], old[1], old[2], card("q4", revision=2)],
+           "moved": [old[1], old[0], old[2], old[3]], "removed": old[:3], "added": [*old, card("q5")],
+           "reverse": [card("q1", "reverse"), *old[1:]], "cloze": [*old[:2], card("q3", "cloze", clozes=2), old[3]],
+           "left": old, "empty": []}[change]
+    store, clock = store_at(tmp_path / "one")
+    ReviewSession(store, [deck("a", old)], clock=clock, settings=SETTINGS)
+    if change == "left":  # stored as gone, though the deck still has it
+        store.conn.execute("UPDATE items SET present = 0 WHERE key = 'a/q2/backward'")
+    store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
+    writes = store.writes
+    ReviewSession(store, [deck("a", new)], clock=clock, settings=SETTINGS)
+    assert (store.writes - writes == 1) == (change == "none")  # only the fingerprint, when in step
+    fresh, _ = store_at(tmp_path / "two")
+    ReviewSession(fresh, [deck("a", new)], clock=clock, settings=SETTINGS)
+    columns = "key, revision, position, present"
+    query = f"SELECT {columns} FROM items WHERE present = 1 ORDER BY key"
+    assert store.conn.execute(query).fetchall() == fresh.conn.execute(query).fetchall()
+
+
 # ---------------------------------------------------------------- files that are not right
 
 

@@ -223,9 +223,14 @@ def learning_fuzz_secs(seed: int, secs: int) -> int:
     return StdRng(seed).range_u32(secs, upper)
 
 
+_EXACT_F32_INT = 1 << 24
+
+
 def _f32_mul_quarter(secs: int) -> float:
     # (secs as f32) * 0.25 in f32: exact for any u32 a learning step can hold, once secs
     # itself is rounded to f32 (above 2**24 seconds it is; the cap of 300 wins long before).
+    if 0 <= secs <= _EXACT_F32_INT:  # a whole number this small is its own f32
+        return secs * 0.25
     import struct
 
     as_f32 = struct.unpack("f", struct.pack("f", float(secs)))[0]

@@ -15,10 +15,11 @@ same count Anki keeps: every card whose due day falls in the window.
 from __future__ import annotations
 
 import struct
+from bisect import bisect_right
 from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
-from .anki_random import StdRng
+from .anki_random import fuzz_factor
 from .fuzz import constrained_fuzz_bounds, f32
 
 MAX_LOAD_BALANCE_INTERVAL = 90
@@ -62,10 +63,13 @@ class LoadBalancer:
             return None
         self._refresh(now_ms)
         before, after = constrained_fuzz_bounds(interval, minimum, maximum)
+        if before == after:  # one day to weigh: the draw cannot move it
+            return before
         counts = self.counts
         weights = [_weight(target, counts[target] if target < LOAD_BALANCE_DAYS else 0)
                    for target in range(before, after + 1)]
-        return before + _weighted_index(weights, StdRng(seed))
+        # The generator's first number, as the review fuzz draws it from the same seed.
+        return before + _weighted_index(weights, fuzz_factor(seed))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -88,21 +92,22 @@ def _counts(due_by_offset: Sequence[int] | Mapping[int, int]) -> list[int]:
     return counts
 
 
-def _weighted_index(weights: list[float], rng: StdRng) -> int:
-    """rand 0.9's ``WeightedIndex::new(weights).sample(rng)`` over f32 weights."""
+def _weighted_index(weights: list[float], unit: float) -> int:
+    """rand 0.9's ``WeightedIndex::new(weights).sample(rng)`` over f32 weights, ``unit`` being
+    the generator's ``random_range(0.0f32..1.0)`` (``StdRng.unit_f32``)."""
     cumulative = []
     total = weights[0]
     for weight in weights[1:]:
         cumulative.append(total)
-        total = f32(total + weight)
+        total = _unpack_f32(_pack_f32(total + weight))[0]
     # UniformFloat::new(0, total): the scale is shrunk until the largest draw stays below total.
     scale = total
-    largest = f32(1.0 - 2.0 ** -23)
-    while f32(scale * largest) >= total:
+    while f32(scale * _LARGEST_BELOW_ONE) >= total:
         scale = _F32.unpack(_I32.pack(_I32.unpack(_F32.pack(scale))[0] - 1))[0]
-    chosen = f32(rng.unit_f32() * scale)
-    # partition_point(|w| w <= chosen): the first cumulative weight above the draw.
-    index = 0
-    while index < len(cumulative) and cumulative[index] <= chosen:
-        index += 1
-    return index
+    chosen = f32(unit * scale)
+    # partition_point(|w| w <= chosen): the first cumulative weight above the draw (they never decrease).
+    return bisect_right(cumulative, chosen)
+
+
+_pack_f32, _unpack_f32 = _F32.pack, _F32.unpack
+_LARGEST_BELOW_ONE = f32(1.0 - 2.0 ** -23)

@@ -250,9 +250,15 @@ class StudyDays:
     zone: tzinfo
     rollover_hour: int = 4
     _windows: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    # [(start, end, day)] of the last day asked for: one tuple, replaced whole (a reader in
-    # another thread sees the old window or the new one, never half of each).
-    _last: list = field(default_factory=lambda: [(0, 0, 0)], init=False, repr=False, compare=False)
+    # [(start, end, day, shift)] of the last day asked for, shift being its UTC offset less the
+    # rollover in ms: one tuple, replaced whole (a reader in another thread sees the old window
+    # or the new one, never half of each).
+    _last: list = field(default_factory=lambda: [(0, 0, 0, 0)], init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # A day's window depends on the zone and the rollover alone: every StudyDays of the
+        # same two shares them (a session, the next one, the stats screen).
+        object.__setattr__(self, "_windows", _SHARED_WINDOWS.setdefault((self.zone, self.rollover_hour), {}))
 
     def _slow_day_of(self, ms: int) -> int:
         local = datetime.fromtimestamp(ms / 1000, self.zone) - timedelta(hours=self.rollover_hour)
@@ -277,13 +283,19 @@ class StudyDays:
         return found
 
     def day_of(self, ms: int) -> int:
-        start, end, day = self._last[0]
+        start, end, day, shift = self._last[0]
         if start <= ms < end:
             return day
+        # The day ``ms`` falls on if the offset is still the last one: when that day's window is
+        # kept, has one offset throughout and holds ``ms``, it is the day (no datetime needed).
+        guess = (ms + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL
+        found = self._windows.get(guess)
+        if found is not None and found[3] is not None and found[1] <= ms < found[2]:
+            return guess
         day = self._slow_day_of(ms)
         _, start, end, offset = self._window(day)
         if offset is not None:
-            self._last[0] = (start, end, day)
+            self._last[0] = (start, end, day, offset // _ONE_MS - self.rollover_hour * 3_600_000)
         return day
 
     def start_ms(self, day: int) -> int:
@@ -330,6 +342,11 @@ class StudyDays:
         if rollover <= fixed:
             rollover += timedelta(days=1)
         return _to_ms(rollover)
+
+
+_SHARED_WINDOWS: dict[tuple[tzinfo, int], dict] = {}
+_UNIX_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+_ONE_MS = timedelta(milliseconds=1)
 
 
 def _to_ms(moment: datetime) -> int:
@@ -392,6 +409,46 @@ class Preview:
         return format_days(self.interval_days or 0)
 
 
+# The previews build eight of these per pick. A frozen dataclass's __init__ sets each field
+# through object.__setattr__ (some 3.5 us for an ItemState); setting the slots directly
+# gives the same object (same class, fields, equality and hash) in well under half that.
+_new_object = object.__new__
+(_set_state, _set_step, _set_stability, _set_difficulty, _set_due, _set_last_review, _set_interval, _set_reps,
+ _set_lapses, _set_leech) = (ItemState.__dict__[f.name].__set__ for f in fields(ItemState))
+_set_rating, _set_after, _set_preview_due, _set_days, _set_secs, _set_step_days = (
+    Preview.__dict__[f.name].__set__ for f in fields(Preview))
+
+
+def _item_state(state: str, step: int | None, stability: float | None, difficulty: float | None, due_ms: int | None,
+                last_review_ms: int | None, interval: int, reps: int, lapses: int, leech: bool) -> ItemState:
+    """``ItemState(...)`` with every field given, positionally."""
+    out = _new_object(ItemState)
+    _set_state(out, state)
+    _set_step(out, step)
+    _set_stability(out, stability)
+    _set_difficulty(out, difficulty)
+    _set_due(out, due_ms)
+    _set_last_review(out, last_review_ms)
+    _set_interval(out, interval)
+    _set_reps(out, reps)
+    _set_lapses(out, lapses)
+    _set_leech(out, leech)
+    return out
+
+
+def _preview(rating: int, after: ItemState, due_ms: int, interval_days: int | None, interval_secs: int | None = None,
+             step_days: int | None = None) -> Preview:
+    """``Preview(...)``, as ``_item_state`` is ``ItemState(...)``."""
+    out = _new_object(Preview)
+    _set_rating(out, rating)
+    _set_after(out, after)
+    _set_preview_due(out, due_ms)
+    _set_days(out, interval_days)
+    _set_secs(out, interval_secs)
+    _set_step_days(out, step_days)
+    return out
+
+
 def format_seconds(secs: int) -> str:
     if secs < 60:
         return f"{secs}s"
@@ -444,6 +501,10 @@ class ReviewScheduler:
         self._learn = LearningSteps(s.learning_steps)
         self._relearn = LearningSteps(s.relearning_steps)
         self._maximum = max(s.maximum_interval, 1)
+        self._fuzz = s.fuzz
+        self._retention = s.desired_retention
+        self._relearn_again = self._relearn.again_delay()
+        self._leech_lapses = s.leech_lapses
         self.load_balancer = load_balancer if s.load_balancer else None
         decay = -s.parameters[20]
         self._decay = decay
@@ -453,22 +514,19 @@ class ReviewScheduler:
 
     def previews(self, state: ItemState, key: str, now_ms: int) -> dict[int, Preview]:
         """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``."""
-        seed = (anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF if self.settings.fuzz else None
+        seed = (anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF if self._fuzz else None
         next_day_ms = self.days.next_day_at_ms(now_ms)
-        if state.last_review_ms is None:
-            elapsed = 0
-        else:
-            elapsed = max(0, next_day_ms // 1000 - state.last_review_ms // 1000) // 86_400
+        last = state.last_review_ms
+        elapsed = 0 if last is None else max(0, next_day_ms // 1000 - last // 1000) // 86_400
         memory = None
         if state.state != NEW and state.stability is not None and state.difficulty is not None:
             memory = fsrs_rs_python.MemoryState(state.stability, state.difficulty)
-        states = self._fsrs.next_states(memory, self.settings.desired_retention, elapsed)
-        ctx = _Context(self, seed, key, now_ms)
+        states = self._fsrs.next_states(memory, self._retention, elapsed)
         if state.state == REVIEW:
-            outcomes = self._from_review(state, states, ctx)
-        else:
-            steps = self._relearn if state.state == RELEARNING else self._learn
-            outcomes = self._from_learning(state, states, ctx, steps)
+            return self._review_previews(state, states, seed, key, now_ms, next_day_ms)
+        ctx = _Context(self, seed, key, now_ms)
+        steps = self._relearn if state.state == RELEARNING else self._learn
+        outcomes = self._from_learning(state, states, ctx, steps)
         until_rollover = (next_day_ms - now_ms) // 1000
         return {r: self._preview(state, r, outcomes[r], now_ms, until_rollover, seed) for r in RATINGS}
 
@@ -531,24 +589,43 @@ class ReviewScheduler:
             return _Outcome(kind, step, *_memory(item), secs=as_u32(f32(item.interval * 86_400.0)))
         return _Outcome(REVIEW, None, *_memory(item), days=ctx.fuzz(_whole_days(item.interval), 1, self._maximum))
 
-    def _from_review(self, state: ItemState, states: Any, ctx: _Context) -> dict[int, _Outcome]:
-        out: dict[int, _Outcome] = {}
+    def _review_previews(self, state: ItemState, states: Any, seed: int | None, key: str, now_ms: int,
+                         next_day_ms: int) -> dict[int, Preview]:
+        """The four buttons of a review (review.rs): Again to relearning (or review), then Hard,
+        Good and Easy each at least a day past the one before, fuzzed (and load balanced).
+
+        The most frequent preview, so written out in one piece, without the intermediate
+        outcomes of the (re)learning states; tests/test_parity.py holds it to Anki."""
         again = states.again
-        delay = self._relearn.again_delay()
+        out: dict[int, Preview] = {}
+        delay = self._relearn_again
         if delay is not None:
-            out[AGAIN] = _Outcome(RELEARNING, 0, *_memory(again), secs=delay)
+            outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=delay)
         elif self._short_term and again.interval < 0.5:
-            out[AGAIN] = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
+            outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
         else:
             # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
-            out[AGAIN] = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
+            outcome = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
+        out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
+
+        add_days = self.days.add_days
+        ctx = _Context(self, seed, key, now_ms)
+        maximum = self._maximum
+        lapses = state.lapses
+        leech = state.leech or lapses >= self._leech_lapses
+        reps = state.reps + 1
         previous = max(state.interval, 0)
         floor = 1
         for rating, item in ((HARD, states.hard), (GOOD, states.good), (EASY, states.easy)):
-            minimum = max(minimum_review_fuzz_interval(item.interval, previous, self.settings.maximum_interval), floor)
-            days = ctx.fuzz(item.interval, min(max(minimum, 1), self._maximum), self._maximum)
-            out[rating] = _Outcome(REVIEW, None, *_memory(item), days=days)
-            floor = days + 1
+            interval = item.interval
+            # At least a day past the button before.
+            minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
+            ivl = ctx.fuzz(interval, minimum, maximum)
+            floor = ivl + 1
+            due = add_days(now_ms, ivl)
+            stability, difficulty = _memory(item)
+            after = _item_state(REVIEW, None, stability, difficulty, due, now_ms, ivl, reps, lapses, leech)
+            out[rating] = _preview(rating, after, due, ivl)
         return out
 
     # -- the preview
@@ -558,13 +635,11 @@ class ReviewScheduler:
         lapses = before.lapses + (1 if before.state == REVIEW and rating == AGAIN else 0)
         leech = before.leech or lapses >= self.settings.leech_lapses
         days = outcome.days
-        # Positional: ItemState(state, step, stability, difficulty, due_ms, last_review_ms,
-        # interval, reps, lapses, leech), a third quicker than keywords for a frozen dataclass.
         if days is not None:
             due = self.days.add_days(now_ms, days)
-            after = ItemState(REVIEW, None, outcome.stability, outcome.difficulty, due, now_ms, days, before.reps + 1,
-                              lapses, leech)
-            return Preview(rating, after, due, days)
+            after = _item_state(REVIEW, None, outcome.stability, outcome.difficulty, due, now_ms, days, before.reps + 1,
+                                lapses, leech)
+            return _preview(rating, after, due, days)
         secs = outcome.secs
         assert secs is not None
         step_days = None
@@ -575,9 +650,9 @@ class ReviewScheduler:
             due = self.days.start_ms(self.days.day_of(now_ms) + step_days)
         else:
             due = now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000
-        after = ItemState(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
-                          before.reps + 1, lapses, leech)
-        return Preview(rating, after, due, None, secs, step_days)
+        after = _item_state(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
+                            before.reps + 1, lapses, leech)
+        return _preview(rating, after, due, None, secs, step_days)
 
 
 class _Context:
@@ -604,20 +679,19 @@ class _Context:
 
 
 def _memory(item: Any) -> tuple[float, float]:
-    """The memory state as Anki stores it: f32 stability to 4 places, difficulty to 3 (storage/card/data.rs)."""
+    """The memory state as Anki stores it: f32 stability to 4 places, difficulty to 3 (storage/card/data.rs).
+
+    Each is ``f32(round_f32(f32(value * scale)) / scale)``; the two go through one f32 pack
+    together (four memory states a pick)."""
     memory = item.memory
-    return _round_places_f32(memory.stability, 10_000.0), _round_places_f32(memory.difficulty, 1_000.0)
+    stability, difficulty = _unpack_2f32(_pack_2f32(memory.stability * 10_000.0, memory.difficulty * 1_000.0))
+    stability = _floor(stability + 0.5) if stability >= 0 else -_floor(-stability + 0.5)
+    difficulty = _floor(difficulty + 0.5) if difficulty >= 0 else -_floor(-difficulty + 0.5)
+    return _unpack_2f32(_pack_2f32(stability / 10_000.0, difficulty / 1_000.0))
 
 
-def _round_places_f32(value: float, scale: float) -> float:
-    # f32(round_f32(f32(value * scale)) / scale), inlined: four of these run for every preview.
-    v = _unpack_f32(_pack_f32(value * scale))[0]
-    rounded = _floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5)
-    return _unpack_f32(_pack_f32(rounded / scale))[0]
-
-
-_F32 = struct.Struct("f")
-_pack_f32, _unpack_f32 = _F32.pack, _F32.unpack
+_2F32 = struct.Struct("ff")
+_pack_2f32, _unpack_2f32 = _2F32.pack, _2F32.unpack
 _floor = math.floor
 
 

@@ -48,6 +48,7 @@ _NO_END_MS = 2 ** 62  # "due whenever": every learning item
 _PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
 _FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
+_new_object = object.__new__
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,23 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
+def _has_links(deck: Deck) -> bool:
+    """Whether a card of ``deck`` names related cards. Decks are immutable: the answer is kept
+    per deck object (the last few), so that a session opened again on the same loaded decks
+    does not walk every card once more (a second of a million-card opening)."""
+    found = _LINKS.get(id(deck))
+    if found is not None and found[0] is deck:
+        return found[1]
+    linked = any(card.related for card in deck.cards)
+    if len(_LINKS) >= 256:
+        _LINKS.pop(next(iter(_LINKS)))
+    _LINKS[id(deck)] = (deck, linked)  # the deck held: its id is not reused meanwhile
+    return linked
+
+
+_LINKS: dict[int, tuple[Deck, bool]] = {}
+
+
 @contextmanager
 def _collector_paused():
     """No cyclic garbage collection while a session reads its items: each full collection
@@ -292,7 +310,7 @@ class ReviewSession:
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
         # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
         # as ``ItemRow.sibling_key``, so only the linked decks need a table.
-        self._linked = {deck.id for deck in all_decks if any(card.related for card in deck.cards)}
+        self._linked = {deck.id for deck in all_decks if _has_links(deck)}
         # (deck id, card id) -> sibling group (related cards join), for the linked decks
         self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
@@ -668,8 +686,12 @@ class ReviewSession:
 
     def _show(self, row: ItemRow, queue: str, now: int, counts: Counts, *, ahead: bool = False) -> ShownItem:
         previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now)
-        return ShownItem(row.id, row.key, self._item(row), queue, row.state, previews, now, counts,
-                         row.flag_note, ahead)
+        # ShownItem(...) with every field given: a frozen dataclass's __init__ sets each through
+        # object.__setattr__, a few microseconds of every pick; its __dict__ takes them at once.
+        shown = _new_object(ShownItem)
+        shown.__dict__.update(item_id=row.id, key=row.key, item=self._item(row), queue=queue, state=row.state,
+                              previews=previews, shown_ms=now, counts=counts, flag_note=row.flag_note, ahead=ahead)
+        return shown
 
     def _after_hide(self, entry: _Undo) -> None:
         if self.cram and self._cram_queue:

@@ -477,20 +477,31 @@ class Store:
 
     def _in_step(self, deck: Deck) -> bool:
         """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
-        positions, all present, no other present): one indexed read and one list comparison,
-        where a deck without a fingerprint (or with a stale one) has nothing to change. (A
-        row's key is its deck, card and variant joined, as sync writes it.)"""
-        expected = []
-        append = expected.append
-        for card_index, card in enumerate(deck.cards):
-            position = card_index * VARIANT_SLOTS
-            for variant in card.variants():
-                append((card.id, variant, card.revision, position))
-                position += 1
+        positions, all present, no other present): where a deck without a fingerprint (or with
+        a stale one) has nothing to change, one indexed read and one set comparison instead of
+        a diff. SQLite joins the deck's rows into one string (each row's key, revision and
+        position in it), so no Python object is made per stored row; in no particular order,
+        as sorting them costs more than reading them. (A row's key is its deck, card and
+        variant joined, as sync writes it and as ``_sync`` matches rows.)"""
+        expected = set()
+        add = expected.add
+        position = 0
+        for card in deck.cards:
+            variants = card.variants()
+            if len(variants) == 1:
+                add(f"{deck.id}/{card.id}/{variants[0]}\x1f{card.revision}\x1f{position}")
+            else:
+                for index, variant in enumerate(variants):
+                    add(f"{deck.id}/{card.id}/{variant}\x1f{card.revision}\x1f{position + index}")
+            position += VARIANT_SLOTS
         with self.guarded():
-            stored = self.conn.execute("SELECT card_id, variant, revision, position FROM items WHERE deck_id = ? "
-                                       "AND present = 1 ORDER BY position, key", (deck.id,)).fetchall()
-        return stored == expected
+            joined = self.conn.execute(
+                "SELECT group_concat(key || char(31) || revision || char(31) || position, char(30)) FROM items "
+                "WHERE deck_id = ? AND present = 1", (deck.id,)).fetchone()[0]
+        stored = joined.split("\x1e") if joined else []
+        # Card ids are slugs, unique in a deck, and keys are unique: distinct strings on both
+        # sides, so equal counts and sets are the same rows.
+        return len(stored) == len(expected) and set(stored) == expected
 
     def _sync(self, decks: Sequence[Deck]) -> None:
         decks = [deck for deck in decks if not self._in_step(deck)]
