@@ -113,6 +113,26 @@ def test_report_from_sqlite_sums_equals_the_report_from_every_row(tmp_path, zone
     assert 0 < totals["mastered"] < totals["items"]
 
 
+def _two_deck_profile(tmp_path, case, seed, answers, before_log=lambda store: None):
+    """A profile of two small decks with a generated log in the case's zone; the report worked out
+    row by row from it, for the faster paths to equal."""
+    zone, rollover, end = case
+    rng = random.Random(seed)
+    end_ms = int(end.timestamp() * 1000)
+    decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
+    loc = location(tmp_path)
+    store = open_store(loc, clock=FakeClock(end_ms))
+    store.save_settings(replace(Settings(), timezone=zone, rollover_hour=rollover))
+    store.sync(decks)
+    before_log(store)
+    item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
+    _write_log(store, generated(rng, answers, end_ms, StudyDays(ZoneInfo(zone), rollover)), item_ids, rng)
+    catalog = Catalog(decks=decks, problems=[])
+    expected = _straightforward(store, catalog, loc, end_ms)
+    store.close()
+    return loc, catalog, end_ms, expected
+
+
 @pytest.mark.parametrize("bits", [2, 1])
 def test_groups_too_big_to_pack_are_summed_the_plain_way(tmp_path, monkeypatch, bits):
     """The four counts are packed PACK_BITS bits each; with the fields made tiny, groups overflow them
@@ -120,19 +140,7 @@ def test_groups_too_big_to_pack_are_summed_the_plain_way(tmp_path, monkeypatch, 
     take over with the same report."""
     import studyapp.core.retention as retention
 
-    zone, rollover, end = CASES[1]
-    rng = random.Random("packed")
-    end_ms = int(end.timestamp() * 1000)
-    decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
-    loc = location(tmp_path)
-    store = open_store(loc, clock=FakeClock(end_ms))
-    store.save_settings(replace(Settings(), timezone=zone, rollover_hour=rollover))
-    store.sync(decks)
-    item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
-    _write_log(store, generated(rng, 600, end_ms, StudyDays(ZoneInfo(zone), rollover)), item_ids, rng)
-    catalog = Catalog(decks=decks, problems=[])
-    expected = _straightforward(store, catalog, loc, end_ms)
-    store.close()
+    loc, catalog, end_ms, expected = _two_deck_profile(tmp_path, CASES[1], "packed", 600)
     monkeypatch.setattr(retention, "PACK_BITS", bits)
     monkeypatch.setattr(retention, "PACKED_MAX", 1 << bits)
     assert collect_report(loc, catalog, clock=FakeClock(end_ms)) == expected
@@ -245,24 +253,14 @@ def test_an_older_databases_narrow_log_indexes_are_widened_and_the_report_stays_
 
     from studyapp.store.schema import LOG_INDEXES, has_wide_log_indexes
 
-    zone, rollover, end = CASES[0]
-    rng = random.Random("narrow")
-    end_ms = int(end.timestamp() * 1000)
-    decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
-    loc = location(tmp_path)
-    store = open_store(loc, clock=FakeClock(end_ms))
-    store.save_settings(replace(Settings(), timezone=zone, rollover_hour=rollover))
-    store.sync(decks)
-    with store.guarded(), write(store.conn):
-        store.conn.execute("DROP INDEX review_log_item")
-        store.conn.execute("DROP INDEX review_log_time")
-        store.conn.execute("CREATE INDEX review_log_item ON review_log (item_id, id)")
-        store.conn.execute("CREATE INDEX review_log_time ON review_log (time_ms)")
-    item_ids = [row[0] for row in store.conn.execute("SELECT id FROM items ORDER BY id")]
-    _write_log(store, generated(rng, 1500, end_ms, StudyDays(ZoneInfo(zone), rollover)), item_ids, rng)
-    catalog = Catalog(decks=decks, problems=[])
-    expected = _straightforward(store, catalog, loc, end_ms)
-    store.close()
+    def narrow_indexes(store) -> None:
+        with store.guarded(), write(store.conn):
+            store.conn.execute("DROP INDEX review_log_item")
+            store.conn.execute("DROP INDEX review_log_time")
+            store.conn.execute("CREATE INDEX review_log_item ON review_log (item_id, id)")
+            store.conn.execute("CREATE INDEX review_log_time ON review_log (time_ms)")
+
+    loc, catalog, end_ms, expected = _two_deck_profile(tmp_path, CASES[0], "narrow", 1500, before_log=narrow_indexes)
 
     def indexes() -> dict:
         with sqlite3.connect(loc.database) as conn:
