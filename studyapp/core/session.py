@@ -270,7 +270,10 @@ class ReviewSession:
     def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
                  settings: Settings | None = None, cram: bool = False,
                  deck_ids: Sequence[str] | None = None, presets: Presets | None = None,
-                 custom: CustomStudy | None = None) -> None:
+                 custom: CustomStudy | None = None, groups: Mapping[tuple[str, str], str] | None = None) -> None:
+        """``groups``: the linked decks' sibling groups (``queue.group_keys``), when the caller knows them
+        and that the store is in step with the decks (``Store.synced``): the decks then need only their
+        ids (a ``core.decksummary.DeckSummary`` will do) for ``deck_counts``, and nothing is synced."""
         self.store = store
         self.clock = clock or store.clock
         self.settings = settings or store.load_settings()
@@ -290,14 +293,18 @@ class ReviewSession:
         # Custom study's "forgotten cards" is a cram over them, as Anki's filtered deck without rescheduling.
         self.cram = cram or (custom is not None and custom.kind == "forgotten")
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
-        # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
-        # as ``ItemRow.sibling_key``, so only the linked decks need a table.
-        self._linked = {deck.id for deck in all_decks if any(card.related for card in deck.cards)}
-        # (deck id, card id) -> sibling group (related cards join), for the linked decks
-        self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
+        if groups is None:
+            # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
+            # as ``ItemRow.sibling_key``, so only the linked decks need a table.
+            self._linked = {deck.id for deck in all_decks if any(card.related for card in deck.cards)}
+            # (deck id, card id) -> sibling group (related cards join), for the linked decks
+            self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
+        else:
+            self._linked, self._groups = {deck_id for deck_id, _ in groups}, dict(groups)
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
-        with _collector_paused():
-            store.sync(all_decks)
+        if groups is None:
+            with _collector_paused():
+                store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
@@ -615,13 +622,16 @@ class ReviewSession:
             items = len(deck.items())
             # Items not yet stored are new; "stored" may include items that left the deck.
             unseen = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
-            # What can be studied: the deck on its own, as Anki's deck list counts it.
-            now = _counts_of(self._build(self.clock.now_ms(), only=deck.id))
+            now = self.deck_counts(deck.id)
             deck_spans = (by_deck.get(deck.id) or by_span((), sd.day_of, today)) if spans else {}
             out.append(DeckProgress(deck.id, deck.title, items, now.new, now.learning, c["review"], now.review,
                                     c["reviews"], deck_spans["month"].rate if spans else None, unseen, c["learning"],
                                     deck_spans))
         return out
+
+    def deck_counts(self, deck_id: str) -> Counts:
+        """What can be studied in the deck today: the deck on its own, as Anki's deck list counts it."""
+        return _counts_of(self._build(self.clock.now_ms(), only=deck_id))
 
     def leeches(self) -> list[ItemInfo]:
         return [self._info(row) for row in self.store.leeches(self.deck_ids)]

@@ -7,7 +7,6 @@ neither. The log is the source of truth: ``rebuild_states`` replays it.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import secrets
@@ -16,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ..core.clock import Clock, SystemClock
-from ..core.models import Deck
+from ..core.models import Deck, sync_fingerprint
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
 from ..core.retention import TrueRetention
@@ -88,30 +87,6 @@ class LogEntry:
     scheduler_id: int
     source: str = "studyapp"  # studyapp | anki
     anki_revlog_id: int | None = None
-
-
-def _fingerprint(deck: Deck) -> str:
-    """What sync depends on: every item's key, revision and bank position, hashed.
-
-    Decks are immutable: a deck object's fingerprint is kept (the last few decks), so that
-    every session on the same loaded decks after the first costs a look-up, not a hash."""
-    found = _FINGERPRINTS.get(id(deck))
-    if found is not None and found[0] is deck:
-        return found[1]
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update("".join([f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01"
-                           for card in deck.cards]).encode())
-    fingerprint = f"{SYNC_VERSION}:{digest.hexdigest()}"
-    if len(_FINGERPRINTS) >= 256:
-        _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
-    _FINGERPRINTS[id(deck)] = (deck, fingerprint)  # the deck held: its id is not reused meanwhile
-    return fingerprint
-
-
-_FINGERPRINTS: dict[int, tuple[Deck, str]] = {}
-
-
-SYNC_VERSION = 1
 
 
 def _row_to_item(row: Sequence) -> ItemRow:
@@ -465,7 +440,7 @@ class Store:
         stale: list[tuple[Deck, str]] = []
         with self.guarded():
             for deck in decks:
-                fingerprint = _fingerprint(deck)
+                fingerprint = sync_fingerprint(deck)
                 row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"sync:{deck.id}",)).fetchone()
                 if row is None or row[0] != fingerprint:
                     stale.append((deck, fingerprint))
@@ -474,6 +449,18 @@ class Store:
             with self.guarded(), self._write():
                 self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
                                       "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
+
+    def synced(self, fingerprints: Mapping[str, str]) -> bool:
+        """Whether ``sync`` of decks with these fingerprints (deck id -> ``sync_fingerprint``) would
+        change nothing: the last sync of every one of them kept the same fingerprint."""
+        if not fingerprints:
+            return False
+        with self.guarded():
+            stored = dict(self.conn.execute(
+                f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(fingerprints))})",
+                [f"sync:{deck_id}" for deck_id in fingerprints]).fetchall())
+        return all(stored.get(f"sync:{deck_id}") == fingerprint and fingerprint
+                   for deck_id, fingerprint in fingerprints.items())
 
     def _in_step(self, deck: Deck) -> bool:
         """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,

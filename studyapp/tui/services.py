@@ -156,6 +156,30 @@ class Services:
             rows.append(DeckRow(deck.id, visible(deck.shown_title(self.language)), items, unseen))
         return rows, _warning_lines(summary.broken)
 
+    def counted_rows(self, summary, rows: Sequence[DeckRow]) -> list[DeckRow] | None:
+        """``rows`` (``first_rows``) with today's new, learning and due counts, worked out without the
+        catalog when the store is in step with the summarised decks (the last sync kept their very
+        fingerprints, so a session's sync would change nothing): the same counts as the overview's,
+        from the same rows of the store. None otherwise (blocking: call from a worker)."""
+        from dataclasses import replace
+
+        from ..core.curriculum import scheduling_presets
+        from ..core.session import ReviewSession
+
+        if not summary.decks:
+            return None
+        store = self.store()
+        curriculum = self._curriculum({deck.id for deck in summary.decks})
+        with self.lock:
+            if not store.synced({deck.id: deck.fingerprint for deck in summary.decks}):
+                return None
+            presets = scheduling_presets(curriculum, store.load_presets(), store.fitted_parameters())
+            session = ReviewSession(store, summary.decks, clock=self.clock, presets=presets,
+                                    groups=summary.sibling_groups())
+            counts = {deck.id: session.deck_counts(deck.id) for deck in summary.decks}
+        return [replace(row, new=counts[row.deck_id].new, learning=counts[row.deck_id].learning,
+                        due=counts[row.deck_id].review) for row in rows]
+
     def seed_text(self, deck: Deck) -> str:
         """The deck's source document, control characters escaped (blocking: call from a worker).
 
@@ -208,10 +232,12 @@ class Services:
 
     def curriculum(self):
         """The first valid curriculum.yaml among the deck folders, or None; blocking."""
+        return self._curriculum({deck.id for deck in self.catalog().decks})
+
+    def _curriculum(self, known: set[str]):
         from ..core.catalog import deck_dirs
         from ..core.curriculum import first_curriculum
 
-        known = {deck.id for deck in self.catalog().decks}
         folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs)
         return first_curriculum(list(folders), known)[0]
 
