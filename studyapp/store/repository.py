@@ -609,13 +609,23 @@ class Store:
                     "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
             return [_row_to_item(r) for r in rows]
         with self.guarded():
-            rows = self.conn.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where}",
-                (before_ms, *args)).fetchall()
-        # Sorted here rather than by SQL functions: SQLite would call into Python twice for
-        # every row due, at every read, where this calls rank and day_of from Python (cached).
-        rows.sort(key=lambda r: (day_of(r[12]), rank(seed, r[1])))
-        return [_row_to_item(r) for r in rows[offset:offset + limit]]
+            due = self.conn.execute(
+                f"SELECT id, key, due_ms FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
+                "ORDER BY due_ms", (before_ms, *args)).fetchall()
+            # A later due time is never an earlier day: the rows wanted are among those of the days up to
+            # the last wanted row's, so only these are ranked (at 100,000 cards a deck has thousands due).
+            wanted = offset + limit
+            if len(due) > wanted:
+                last_day, cut = day_of(due[wanted - 1][2]), wanted
+                while cut < len(due) and day_of(due[cut][2]) == last_day:
+                    cut += 1
+                del due[cut:]
+            # Sorted here rather than by SQL functions: SQLite would call into Python twice for
+            # every row due, at every read, where this calls rank and day_of from Python (cached).
+            due.sort(key=lambda r: (day_of(r[2]), rank(seed, r[1])))
+            ids = [r[0] for r in due[offset:offset + limit]]
+            by_id = {r[0]: r for r in self._rows_by_id(ids)}
+        return [_row_to_item(by_id[i]) for i in ids]
 
     def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
                   seed: int = 0) -> list[ItemRow]:
