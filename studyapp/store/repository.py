@@ -609,17 +609,21 @@ class Store:
                     "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
             return [_row_to_item(r) for r in rows]
         with self.guarded():
-            due = self.conn.execute(
+            cursor = self.conn.execute(
                 f"SELECT id, key, due_ms FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
-                "ORDER BY due_ms", (before_ms, *args)).fetchall()
+                "ORDER BY due_ms", (before_ms, *args))
             # A later due time is never an earlier day: the rows wanted are among those of the days up to
-            # the last wanted row's, so only these are ranked (at 100,000 cards a deck has thousands due).
+            # the last wanted row's, so only these are read and ranked (at 100,000 cards a deck has
+            # thousands due).
             wanted = offset + limit
-            if len(due) > wanted:
-                last_day, cut = day_of(due[wanted - 1][2]), wanted
-                while cut < len(due) and day_of(due[cut][2]) == last_day:
-                    cut += 1
-                del due[cut:]
+            due = cursor.fetchmany(wanted)
+            if due and len(due) == wanted:
+                last_day = day_of(due[-1][2])
+                for row in cursor:
+                    if day_of(row[2]) != last_day:
+                        break
+                    due.append(row)
+            cursor.close()
             # Sorted here rather than by SQL functions: SQLite would call into Python twice for
             # every row due, at every read, where this calls rank and day_of from Python (cached).
             due.sort(key=lambda r: (day_of(r[2]), rank(seed, r[1])))
