@@ -971,10 +971,14 @@ class ReviewSession:
         """``_reviews`` of one deck: the same rows in the same order as those of the deck in it."""
         rows = cached.deck_reviews.get(deck_id)
         if rows is None:
-            rows = cached.deck_reviews[deck_id] = self._reviews_of(cached, [deck_id])
+            # Counting the deck walks its reviews up to its limit (and past what is buried): a first
+            # read of that many, where the whole day's first read is thousands of full rows.
+            today = self.scheduler.days.day_of(cached.day_start)
+            first = min(_FIRST_REVIEW_ROWS, self._deck_left("review", deck_id, today, cached) + _FIRST_ROWS)
+            rows = cached.deck_reviews[deck_id] = self._reviews_of(cached, [deck_id], first)
         return rows
 
-    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str]) -> _Rows:
+    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str], first: int = _FIRST_REVIEW_ROWS) -> _Rows:
         days = self.scheduler.days
         today = days.day_of(cached.day_start)
         # Review ahead (custom study): what falls due in the next days too.
@@ -985,7 +989,7 @@ class ReviewSession:
         return _Rows(lambda n: self.store.reviews_due(deck_ids, end, today, n, day_of=days.day_of, seed=seed),
                      lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
                      # A walk reads every review due up to the limit: read them in one go.
-                     first=_FIRST_REVIEW_ROWS)
+                     first=first)
 
     def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:
         order = {"random-cards": "card", "deck": "position"}.get(gather, "note")
