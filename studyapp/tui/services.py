@@ -163,7 +163,6 @@ class Services:
         from the same rows of the store. None otherwise (blocking: call from a worker)."""
         from dataclasses import replace
 
-        from ..core.curriculum import scheduling_presets
         from ..core.session import ReviewSession
 
         if not summary.decks:
@@ -173,7 +172,11 @@ class Services:
         with self.lock:
             if not store.synced({deck.id: deck.fingerprint for deck in summary.decks}):
                 return None
-            presets = scheduling_presets(curriculum, store.load_presets(), store.fitted_parameters())
+            presets = store.load_presets()
+            if curriculum is not None:  # as ``session`` schedules
+                from ..core.curriculum import scheduling_presets
+
+                presets = scheduling_presets(curriculum, presets, store.fitted_parameters())
             session = ReviewSession(store, summary.decks, clock=self.clock, presets=presets,
                                     groups=summary.sibling_groups())
             counts = {deck.id: session.deck_counts(deck.id) for deck in summary.decks}
@@ -235,11 +238,14 @@ class Services:
         return self._curriculum({deck.id for deck in self.catalog().decks})
 
     def _curriculum(self, known: set[str]):
-        from ..core.catalog import deck_dirs
+        from ..core.catalog import deck_dirs, find_curricula
+
+        folders = list(self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs))
+        if not find_curricula(folders):
+            return None  # without importing the YAML parser, which the home screen's counts do not otherwise need
         from ..core.curriculum import first_curriculum
 
-        folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs)
-        return first_curriculum(list(folders), known)[0]
+        return first_curriculum(folders, known)[0]
 
     def exam_settings(self, seed: int | None = None):
         """The curriculum's exam (size, pass mark, seed, mode), or the defaults; blocking."""
