@@ -127,3 +127,63 @@ def test_report_reads_the_summary_and_says_the_same(tmp_path, monkeypatch):
     assert {k: v for k, v in json.loads(second.stdout).items() if k not in drop} == \
         {k: v for k, v in json.loads(first.stdout).items() if k not in drop}
     assert cache_file.read_bytes() == b"unreadable"  # the catalog was not loaded (it would rebuild the cache)
+
+
+def test_todays_counts_from_the_summary_are_the_sessions(tmp_path):
+    """A session over the summary's decks (ids and sibling groups, no cards) on a store in step with
+    the decks counts each deck as the session over the loaded decks does, through answers that bury
+    siblings (related cards join groups), learning steps, the new limit and days passing; and a deck
+    that changed since the store's last sync is seen (the fingerprints differ)."""
+    from dataclasses import replace
+
+    from studyapp.core.session import ReviewSession
+
+    decks, cache_file = folder_with_decks(tmp_path)
+    (decks / "second.yaml").write_text(
+        "schema: 1\nid: second\ntitle: Second\nseed: ../seed.md\ncards:\n"
+        + "".join(f"  - {{id: q{n}, type: reverse, front: 'Q{n}?', back: alpha, source: alpha}}\n" for n in range(30)),
+        encoding="utf-8")
+    catalog = discover([decks], cache_file=cache_file)
+    summary = decksummary.load(cache_file, summary_roots([decks]))
+    ids = [deck.id for deck in catalog.decks]
+    assert summary is not None and [d.id for d in summary.decks] == ids and {"d", "second"} <= set(ids)
+    clock = FakeClock(NOW)
+    store = open_store(location(tmp_path), clock=clock)
+    fingerprints = {deck.id: deck.fingerprint for deck in summary.decks}
+    assert not store.synced(fingerprints)  # never synced: the catalog is needed
+    full = ReviewSession(store, catalog.decks, clock=clock)
+    assert store.synced(fingerprints)
+    linked = {deck_id for deck_id, _ in summary.sibling_groups()}
+    assert "d" in linked and "second" not in linked
+
+    def both():
+        loaded = ReviewSession(store, catalog.decks, clock=clock)
+        quick = ReviewSession(store, summary.decks, clock=clock, groups=summary.sibling_groups())
+        expected = [(p.new, p.learning, p.due) for p in loaded.deck_progress(spans=False)]
+        got = [(c.new, c.learning, c.review) for c in map(quick.deck_counts, ids)]
+        assert got == expected
+        return got
+
+    seen = {tuple(both())}
+    settings = store.load_settings()
+    store.save_settings(replace(settings, new_per_day=7))
+    seen.add(tuple(both()))
+    for step, rating in enumerate([3, 1, 4, 3, 1, 3, 3, 2, 3, 4, 1, 3]):
+        assert full.next() is not None
+        full.answer(rating, 1000)
+        clock.advance(minutes=3)
+        seen.add(tuple(both()))
+        if step == 5:
+            # Today's answers bury the siblings related cards share: counting without the groups differs.
+            unlinked = ReviewSession(store, summary.decks, clock=clock, groups={})
+            assert unlinked.deck_counts("d") != ReviewSession(store, catalog.decks, clock=clock).deck_counts("d")
+    for days in (1, 1, 3):
+        clock.advance(days=days)
+        seen.add(tuple(both()))
+    assert len(seen) >= 5  # the counts moved
+    # A deck changed since the last sync: its fingerprint is not the store's, and the catalog is needed.
+    (decks / "d.yaml").write_text(DECK.replace("alpha, related: [b]", "alpha two, related: [b]", 1)
+                                  .replace("id: a,", "id: a2,", 1), encoding="utf-8")
+    changed = decksummary.summarize(discover([decks], cache_file=cache_file))
+    assert not store.synced({deck.id: deck.fingerprint for deck in changed.decks})
+    store.close()

@@ -199,3 +199,17 @@ def discover(user_dirs: Iterable[Path] = (), cache_file: Path | None = None) -> 
 
     gc.freeze()
     return catalog
+
+
+# Here rather than in core.curriculum, which parses them: whether a deck folder holds one needs no YAML.
+CURRICULUM_NAMES = ("curriculum.yaml", "curriculum.yml")
+
+
+def find_curricula(folders: list[Path]) -> list[Path]:
+    found = []
+    for folder in folders:
+        if folder.is_file() and folder.name in CURRICULUM_NAMES:
+            found.append(folder)
+        elif folder.is_dir():
+            found += [folder / name for name in CURRICULUM_NAMES if (folder / name).is_file()]
+    return found

@@ -30,12 +30,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .catalog import find_curricula
 from .models import Position
 from .presets import DEFAULT_PRESET, Preset, Presets
 from .problems import ERROR, DeckLoadError, Problem, StudyappError
 from .yamlsafe import LocatedDict, LocatedList, parse, read_text
 
-CURRICULUM_NAMES = ("curriculum.yaml", "curriculum.yml")
 TOP_KEYS = {"schema", "title", "description", "tracks", "exam", "min_coverage", "preset"}
 PRESET_KEYS = {"name", "parameters"}
 TRACK_KEYS = {"id", "title", "decks", "target", "days", "after"}
@@ -78,16 +78,6 @@ class Curriculum:
     @property
     def deck_ids(self) -> list[str]:
         return list(dict.fromkeys(deck_id for track in self.tracks for deck_id in track.deck_ids))
-
-
-def find_curricula(folders: list[Path]) -> list[Path]:
-    found = []
-    for folder in folders:
-        if folder.is_file() and folder.name in CURRICULUM_NAMES:
-            found.append(folder)
-        elif folder.is_dir():
-            found += [folder / name for name in CURRICULUM_NAMES if (folder / name).is_file()]
-    return found
 
 
 def parse_share(value) -> float | None:

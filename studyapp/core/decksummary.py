@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .catalog import Catalog
     from .deckcache import DeckCache
 
-SUMMARY_FORMAT = 1
+SUMMARY_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,12 @@ class DeckSummary:
     # The item keys of each fact (a card with the cards it names as related), cards without items left out:
     # what ``onboarding.report.Bank`` works out from the cards.
     facts: tuple[tuple[str, ...], ...] = ()
+    # What the store's sync keeps for the deck (core.models.sync_fingerprint): when the store holds the
+    # same, its items are in step with the deck and today's counts need no cards (see ``groups``).
+    fingerprint: str = ""
+    # (card id, sibling group) of every card, for a deck where ``related:`` joins cards (``queue.group_keys``);
+    # () elsewhere, where each card is its own group.
+    groups: tuple[tuple[str, str], ...] = ()
 
     @property
     def items(self) -> int:
@@ -62,6 +68,10 @@ class CatalogSummary:
     # Deck files that did not load, each with its error problems (what the warnings name).
     broken: tuple[tuple[Path, tuple[Problem, ...]], ...] = ()
 
+    def sibling_groups(self) -> dict[tuple[str, str], str]:
+        """(deck id, card id) -> sibling group for the linked decks, as ``ReviewSession`` works them out."""
+        return {(deck.id, card_id): group for deck in self.decks for card_id, group in deck.groups}
+
     def bank(self):
         from ..onboarding.report import Bank
 
@@ -69,7 +79,7 @@ class CatalogSummary:
 
 
 def summarize(catalog: Catalog) -> CatalogSummary:
-    from .models import item_key
+    from .models import item_key, sync_fingerprint
     from .queue import group_keys
 
     groups = group_keys(catalog.decks)
@@ -81,8 +91,11 @@ def summarize(catalog: Catalog) -> CatalogSummary:
             if variants:
                 keys = facts.setdefault(groups[(deck.id, card.id)], [])
                 keys.extend(item_key(deck.id, card.id, variant) for variant in variants)
+        linked = any(card.related for card in deck.cards)
         decks.append(DeckSummary(deck.id, deck.title, deck.path, deck.language, tuple(deck.languages),
-                                 dict(deck.titles), tuple(tuple(keys) for keys in facts.values())))
+                                 dict(deck.titles), tuple(tuple(keys) for keys in facts.values()),
+                                 sync_fingerprint(deck),
+                                 tuple((card.id, groups[(deck.id, card.id)]) for card in deck.cards) if linked else ()))
     broken = tuple((result.path, tuple(p for p in result.problems if p.is_error)) for result in catalog.broken_files)
     return CatalogSummary(tuple(decks), broken)
 

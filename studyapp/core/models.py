@@ -6,6 +6,7 @@ variant`` and never its text, so that editing a card's wording keeps its progres
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -223,3 +224,26 @@ class LoadResult:
     @property
     def ok(self) -> bool:
         return not any(p.is_error for p in self.problems)
+
+
+def sync_fingerprint(deck: Deck) -> str:
+    """What the store's sync depends on: every item's key, revision and bank position, hashed.
+
+    Decks are immutable: a deck object's fingerprint is kept (the last few decks), so that
+    every session on the same loaded decks after the first costs a look-up, not a hash."""
+    found = _FINGERPRINTS.get(id(deck))
+    if found is not None and found[0] is deck:
+        return found[1]
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("".join([f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01"
+                           for card in deck.cards]).encode())
+    fingerprint = f"{SYNC_VERSION}:{digest.hexdigest()}"
+    if len(_FINGERPRINTS) >= 256:
+        _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
+    _FINGERPRINTS[id(deck)] = (deck, fingerprint)  # the deck held: its id is not reused meanwhile
+    return fingerprint
+
+
+_FINGERPRINTS: dict[int, tuple[Deck, str]] = {}
+# Part of every fingerprint the store keeps: a new version makes every deck sync again.
+SYNC_VERSION = 1

@@ -288,7 +288,10 @@ class ReviewSession:
     def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
                  settings: Settings | None = None, cram: bool = False,
                  deck_ids: Sequence[str] | None = None, presets: Presets | None = None,
-                 custom: CustomStudy | None = None) -> None:
+                 custom: CustomStudy | None = None, groups: Mapping[tuple[str, str], str] | None = None) -> None:
+        """``groups``: the linked decks' sibling groups (``queue.group_keys``), when the caller knows them
+        and that the store is in step with the decks (``Store.synced``): the decks then need only their
+        ids (a ``core.decksummary.DeckSummary`` will do) for ``deck_counts``, and nothing is synced."""
         self.store = store
         self.clock = clock or store.clock
         self.settings = settings or store.load_settings()
@@ -308,14 +311,18 @@ class ReviewSession:
         # Custom study's "forgotten cards" is a cram over them, as Anki's filtered deck without rescheduling.
         self.cram = cram or (custom is not None and custom.kind == "forgotten")
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
-        # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
-        # as ``ItemRow.sibling_key``, so only the linked decks need a table.
-        self._linked = {deck.id for deck in all_decks if _has_links(deck)}
-        # (deck id, card id) -> sibling group (related cards join), for the linked decks
-        self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
+        if groups is None:
+            # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
+            # as ``ItemRow.sibling_key``, so only the linked decks need a table.
+            self._linked = {deck.id for deck in all_decks if _has_links(deck)}
+            # (deck id, card id) -> sibling group (related cards join), for the linked decks
+            self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
+        else:
+            self._linked, self._groups = {deck_id for deck_id, _ in groups}, dict(groups)
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
-        with _collector_paused():
-            store.sync(all_decks)
+        if groups is None:
+            with _collector_paused():
+                store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
@@ -633,13 +640,16 @@ class ReviewSession:
             items = len(deck.items())
             # Items not yet stored are new; "stored" may include items that left the deck.
             unseen = c["new"] + max(0, items - (c["new"] + c["learning"] + c["review"]))
-            # What can be studied: the deck on its own, as Anki's deck list counts it.
-            now = _counts_of(self._build(self.clock.now_ms(), only=deck.id))
+            now = self.deck_counts(deck.id)
             deck_spans = (by_deck.get(deck.id) or by_span((), sd.day_of, today)) if spans else {}
             out.append(DeckProgress(deck.id, deck.title, items, now.new, now.learning, c["review"], now.review,
                                     c["reviews"], deck_spans["month"].rate if spans else None, unseen, c["learning"],
                                     deck_spans))
         return out
+
+    def deck_counts(self, deck_id: str) -> Counts:
+        """What can be studied in the deck today: the deck on its own, as Anki's deck list counts it."""
+        return _counts_of(self._build(self.clock.now_ms(), only=deck_id))
 
     def leeches(self) -> list[ItemInfo]:
         return [self._info(row) for row in self.store.leeches(self.deck_ids)]
@@ -983,10 +993,14 @@ class ReviewSession:
         """``_reviews`` of one deck: the same rows in the same order as those of the deck in it."""
         rows = cached.deck_reviews.get(deck_id)
         if rows is None:
-            rows = cached.deck_reviews[deck_id] = self._reviews_of(cached, [deck_id])
+            # Counting the deck walks its reviews up to its limit (and past what is buried): a first
+            # read of that many, where the whole day's first read is thousands of full rows.
+            today = self.scheduler.days.day_of(cached.day_start)
+            first = min(_FIRST_REVIEW_ROWS, self._deck_left("review", deck_id, today, cached) + _FIRST_ROWS)
+            rows = cached.deck_reviews[deck_id] = self._reviews_of(cached, [deck_id], first)
         return rows
 
-    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str]) -> _Rows:
+    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str], first: int = _FIRST_REVIEW_ROWS) -> _Rows:
         days = self.scheduler.days
         today = days.day_of(cached.day_start)
         # Review ahead (custom study): what falls due in the next days too.
@@ -997,7 +1011,7 @@ class ReviewSession:
         return _Rows(lambda n: self.store.reviews_due(deck_ids, end, today, n, day_of=days.day_of, seed=seed),
                      lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
                      # A walk reads every review due up to the limit: read them in one go.
-                     first=_FIRST_REVIEW_ROWS)
+                     first=first)
 
     def _new(self, cached: _Today, deck_id: str, gather: str = "deck") -> _Rows:
         order = {"random-cards": "card", "deck": "position"}.get(gather, "note")

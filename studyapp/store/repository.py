@@ -7,7 +7,6 @@ neither. The log is the source of truth: ``rebuild_states`` replays it.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import secrets
@@ -16,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ..core.clock import Clock, SystemClock
-from ..core.models import Deck
+from ..core.models import Deck, sync_fingerprint
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
 from ..core.retention import TrueRetention
@@ -88,30 +87,6 @@ class LogEntry:
     scheduler_id: int
     source: str = "studyapp"  # studyapp | anki
     anki_revlog_id: int | None = None
-
-
-def _fingerprint(deck: Deck) -> str:
-    """What sync depends on: every item's key, revision and bank position, hashed.
-
-    Decks are immutable: a deck object's fingerprint is kept (the last few decks), so that
-    every session on the same loaded decks after the first costs a look-up, not a hash."""
-    found = _FINGERPRINTS.get(id(deck))
-    if found is not None and found[0] is deck:
-        return found[1]
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update("".join([f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01"
-                           for card in deck.cards]).encode())
-    fingerprint = f"{SYNC_VERSION}:{digest.hexdigest()}"
-    if len(_FINGERPRINTS) >= 256:
-        _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
-    _FINGERPRINTS[id(deck)] = (deck, fingerprint)  # the deck held: its id is not reused meanwhile
-    return fingerprint
-
-
-_FINGERPRINTS: dict[int, tuple[Deck, str]] = {}
-
-
-SYNC_VERSION = 1
 
 
 def _row_to_item(row: Sequence) -> ItemRow:
@@ -465,7 +440,7 @@ class Store:
         stale: list[tuple[Deck, str]] = []
         with self.guarded():
             for deck in decks:
-                fingerprint = _fingerprint(deck)
+                fingerprint = sync_fingerprint(deck)
                 row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"sync:{deck.id}",)).fetchone()
                 if row is None or row[0] != fingerprint:
                     stale.append((deck, fingerprint))
@@ -474,6 +449,18 @@ class Store:
             with self.guarded(), self._write():
                 self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
                                       "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
+
+    def synced(self, fingerprints: Mapping[str, str]) -> bool:
+        """Whether ``sync`` of decks with these fingerprints (deck id -> ``sync_fingerprint``) would
+        change nothing: the last sync of every one of them kept the same fingerprint."""
+        if not fingerprints:
+            return False
+        with self.guarded():
+            stored = dict(self.conn.execute(
+                f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(fingerprints))})",
+                [f"sync:{deck_id}" for deck_id in fingerprints]).fetchall())
+        return all(stored.get(f"sync:{deck_id}") == fingerprint and fingerprint
+                   for deck_id, fingerprint in fingerprints.items())
 
     def _in_step(self, deck: Deck) -> bool:
         """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
@@ -633,13 +620,27 @@ class Store:
                     "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
             return [_row_to_item(r) for r in rows]
         with self.guarded():
-            rows = self.conn.execute(
-                f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where}",
-                (before_ms, *args)).fetchall()
-        # Sorted here rather than by SQL functions: SQLite would call into Python twice for
-        # every row due, at every read, where this calls rank and day_of from Python (cached).
-        rows.sort(key=lambda r: (day_of(r[12]), rank(seed, r[1])))
-        return [_row_to_item(r) for r in rows[offset:offset + limit]]
+            cursor = self.conn.execute(
+                f"SELECT id, key, due_ms FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
+                "ORDER BY due_ms", (before_ms, *args))
+            # A later due time is never an earlier day: the rows wanted are among those of the days up to
+            # the last wanted row's, so only these are read and ranked (at 100,000 cards a deck has
+            # thousands due).
+            wanted = offset + limit
+            due = cursor.fetchmany(wanted)
+            if due and len(due) == wanted:
+                last_day = day_of(due[-1][2])
+                for row in cursor:
+                    if day_of(row[2]) != last_day:
+                        break
+                    due.append(row)
+            cursor.close()
+            # Sorted here rather than by SQL functions: SQLite would call into Python twice for
+            # every row due, at every read, where this calls rank and day_of from Python (cached).
+            due.sort(key=lambda r: (day_of(r[2]), rank(seed, r[1])))
+            ids = [r[0] for r in due[offset:offset + limit]]
+            by_id = {r[0]: r for r in self._rows_by_id(ids)}
+        return [_row_to_item(by_id[i]) for i in ids]
 
     def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
                   seed: int = 0) -> list[ItemRow]:

@@ -156,6 +156,33 @@ class Services:
             rows.append(DeckRow(deck.id, visible(deck.shown_title(self.language)), items, unseen))
         return rows, _warning_lines(summary.broken)
 
+    def counted_rows(self, summary, rows: Sequence[DeckRow]) -> list[DeckRow] | None:
+        """``rows`` (``first_rows``) with today's new, learning and due counts, worked out without the
+        catalog when the store is in step with the summarised decks (the last sync kept their very
+        fingerprints, so a session's sync would change nothing): the same counts as the overview's,
+        from the same rows of the store. None otherwise (blocking: call from a worker)."""
+        from dataclasses import replace
+
+        from ..core.session import ReviewSession
+
+        if not summary.decks:
+            return None
+        store = self.store()
+        curriculum = self._curriculum({deck.id for deck in summary.decks})
+        with self.lock:
+            if not store.synced({deck.id: deck.fingerprint for deck in summary.decks}):
+                return None
+            presets = store.load_presets()
+            if curriculum is not None:  # as ``session`` schedules
+                from ..core.curriculum import scheduling_presets
+
+                presets = scheduling_presets(curriculum, presets, store.fitted_parameters())
+            session = ReviewSession(store, summary.decks, clock=self.clock, presets=presets,
+                                    groups=summary.sibling_groups())
+            counts = {deck.id: session.deck_counts(deck.id) for deck in summary.decks}
+        return [replace(row, new=counts[row.deck_id].new, learning=counts[row.deck_id].learning,
+                        due=counts[row.deck_id].review) for row in rows]
+
     def seed_text(self, deck: Deck) -> str:
         """The deck's source document, control characters escaped (blocking: call from a worker).
 
@@ -208,12 +235,17 @@ class Services:
 
     def curriculum(self):
         """The first valid curriculum.yaml among the deck folders, or None; blocking."""
-        from ..core.catalog import deck_dirs
+        return self._curriculum({deck.id for deck in self.catalog().decks})
+
+    def _curriculum(self, known: set[str]):
+        from ..core.catalog import deck_dirs, find_curricula
+
+        folders = list(self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs))
+        if not find_curricula(folders):
+            return None  # without importing the YAML parser, which the home screen's counts do not otherwise need
         from ..core.curriculum import first_curriculum
 
-        known = {deck.id for deck in self.catalog().decks}
-        folders = self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs)
-        return first_curriculum(list(folders), known)[0]
+        return first_curriculum(folders, known)[0]
 
     def exam_settings(self, seed: int | None = None):
         """The curriculum's exam (size, pass mark, seed, mode), or the defaults; blocking."""

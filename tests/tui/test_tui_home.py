@@ -251,3 +251,56 @@ async def test_the_table_comes_first_from_the_deck_summary_then_the_counts(harne
             assert last["ui-sample"][1:] == (10, 10) and "second" in last
     finally:
         release.set()
+
+
+async def test_the_counts_come_before_the_catalog_when_the_store_is_in_step(harness, tmp_path):
+    """Once a session has synced the decks the summary describes, today's counts are worked out from the
+    store alone and drawn before the catalog loads (core/decksummary.py, Services.counted_rows); the
+    counts the catalog gives afterwards are the same, deck by deck."""
+    import threading
+
+    from studyapp.core.catalog import discover
+    from studyapp.core.session import ReviewSession
+    from studyapp.core.settings import resolve
+    from studyapp.store import open_store
+    from studyapp.tui.app import Start, StudyApp
+    from studyapp.tui.config import load_config
+    from studyapp.tui.services import Services
+
+    folder = two_decks(tmp_path)
+    location = resolve(str(harness.home), None, [str(folder)], environ={})
+    catalog = discover(location.deck_dirs, cache_file=location.home / "cache" / "decks.pickle")
+    store = open_store(location, clock=harness.clock)
+    session = ReviewSession(store, catalog.decks, clock=harness.clock)  # syncs the decks
+    for rating in (3, 1, 3):  # one new item answered, one in learning
+        assert session.next() is not None
+        session.answer(rating, 1000)
+    store.close()
+    services = Services(location, clock=harness.clock)
+    harness._services.append(services)
+    release = threading.Event()
+    load_warnings = services.load_warnings
+
+    def held_back() -> list[str]:
+        release.wait(60)  # the catalog waits until the counts drawn without it are checked
+        return load_warnings()
+
+    services.load_warnings = held_back
+    app = StudyApp(services, load_config(harness.home), Start("home"))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            text = await wait_for_text(pilot, " · due ")
+            home = app.screen
+            assert isinstance(home, HomeScreen) and not home.loaded and services.loaded_catalog is None
+            assert "counting" not in text
+            first = {r.deck_id: (r.title, r.items, r.unseen, r.new, r.learning, r.due) for r in home.rows}
+            status = str(app.screen.query_one("#home-status").render())
+            release.set()
+            await wait_for(pilot, lambda: home.loaded, "the counts from the catalog")
+            await pilot.pause()
+            last = {r.deck_id: (r.title, r.items, r.unseen, r.new, r.learning, r.due) for r in home.rows}
+            assert first == last and str(app.screen.query_one("#home-status").render()) == status
+            assert last["ui-sample"][3:5] != (0, 0) and {"ui-sample", "second"} <= set(last)
+            assert sum(v[4] for v in last.values()) >= 1  # the item in learning is counted
+    finally:
+        release.set()

@@ -128,6 +128,11 @@ class HomeScreen(AppScreen):
             if summary is not None and summary.decks:
                 rows, warnings = services.first_rows(summary)
                 self.app.call_from_thread(self._drawn_first, rows, warnings)
+                # Today's counts from the store alone when it is in step with the decks; the catalog
+                # (for the tracks and every other screen) loads after them.
+                counted = services.counted_rows(summary, rows)
+                if counted is not None:
+                    self.app.call_from_thread(self._drawn_first, counted, warnings)
             warnings = services.load_warnings()
             overview = services.overview()
             with services.lock:
@@ -153,16 +158,23 @@ class HomeScreen(AppScreen):
         if not rows:
             empty.update("No decks found. Add a folder of decks with --decks DIR or STUDYAPP_DECKS, "
                          "then start studyapp again.")
-        new = sum(r.new for r in rows)
-        due = sum(r.due for r in rows)
-        learning = sum(r.learning for r in rows)
-        self.query_one("#home-status", Static).update(
-            f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · new {new} · learning {learning} · due {due}"
-            "  ·  Enter studies the highlighted deck")
+        self._show_status(rows)
         self.sync_bindings()
 
+    def _show_status(self, rows: list) -> None:
+        decks = f"{len(rows)} deck{'s' if len(rows) != 1 else ''}"
+        if rows and rows[0].new is None:
+            text = f"{decks} · counting new, learning and due cards…"
+        else:
+            new = sum(r.new for r in rows)
+            due = sum(r.due for r in rows)
+            learning = sum(r.learning for r in rows)
+            text = f"{decks} · new {new} · learning {learning} · due {due}"
+        self.query_one("#home-status", Static).update(text + "  ·  Enter studies the highlighted deck")
+
     def _drawn_first(self, rows: list, warnings: list[str]) -> None:
-        """The table before today's counts: titles, items and progress; the status line says what is pending."""
+        """The table before the catalog: titles, items and progress, and today's counts when they could be
+        worked out without it (else the status line says they are pending)."""
         if self.loaded:
             return
         self.rows = rows
@@ -171,9 +183,7 @@ class HomeScreen(AppScreen):
         self._show_warnings(warnings)
         self.query_one("#home-empty", Static).display = False
         self.query_one("#deck-table", DataTable).display = True
-        self.query_one("#home-status", Static).update(
-            f"{len(rows)} deck{'s' if len(rows) != 1 else ''} · counting new, learning and due cards…"
-            "  ·  Enter studies the highlighted deck")
+        self._show_status(rows)
         self.sync_bindings()
 
     def _show_warnings(self, warnings: list[str]) -> None:
