@@ -13,6 +13,7 @@ between loses nothing and the next sync completes the work. Nothing is ever dele
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from ..core.problems import StudyappError
@@ -71,7 +72,9 @@ def _without_secrets(text: str, url: str) -> str:
 
         password = conninfo_to_dict(url).get("password")
     except Exception:
-        password = None
+        # An address that cannot be read: its error quotes the part it choked on, which can be
+        # the password itself (a bad %-escape in it), and which part that is cannot be known.
+        return re.sub(r'"[^"]*"', '"***"', text)
     return text.replace(password, "***") if password else text
 
 
