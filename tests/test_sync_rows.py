@@ -245,3 +245,46 @@ def test_a_row_committed_after_a_pull_began_is_pulled_by_the_next_one(tmp_path, 
     assert sync(desktop, pg.url(ana)).pulled == 1
     assert "late-" + late_uid in local_answers(desktop)
     assert sync(desktop, pg.url(ana)).pulled == 0
+
+
+def test_a_sync_connection_names_itself_and_commits_each_transaction_at_its_end(pg):
+    from studyapp.sync.client import connect
+
+    (ana,), _ = server_with(pg, "ana")
+    conn = connect(pg.url(ana))
+    try:
+        # the server's activity list shows who is connected: studyapp's connections say so
+        assert conn.execute("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()").fetchone() == (
+            "studyapp",)
+        assert conn.autocommit is True
+    finally:
+        conn.close()
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_connect_timeout(monkeypatch):
+    import socket
+    import threading
+
+    from studyapp.core.problems import StudyappError
+    from studyapp.sync import client
+
+    monkeypatch.setattr(client, "CONNECT_TIMEOUT_S", 2)
+    listener = socket.create_server(("127.0.0.1", 0))  # accepts (the kernel's backlog) and never answers
+    port = listener.getsockname()[1]
+    outcome: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            client.connect(f"postgresql://ana@127.0.0.1:{port}/team")
+        except BaseException as error:  # noqa: BLE001 - the test looks at it below
+            outcome.append(error)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(60)  # far beyond the timeout: without one, libpq would wait for ever
+    listener.close()
+    assert not worker.is_alive(), "connect() still waiting on a server that never answers"
+    (error,) = outcome
+    assert isinstance(error, StudyappError)
+    assert error.message.startswith(f"cannot reach the team server user=ana dbname=team host=127.0.0.1 port={port}: ")
+    assert "timeout expired" in error.message
