@@ -288,3 +288,23 @@ def test_a_server_that_never_answers_is_given_up_after_the_connect_timeout(monke
     assert isinstance(error, StudyappError)
     assert error.message.startswith(f"cannot reach the team server user=ana dbname=team host=127.0.0.1 port={port}: ")
     assert "timeout expired" in error.message
+
+
+def test_an_answer_undone_here_is_not_pulled_back_when_the_last_pull_was_lost(tmp_path, pg):
+    (ana,), _ = server_with(pg, "ana")
+    laptop, clock = device(tmp_path, "laptop")
+    session = ReviewSession(laptop, DECKS, clock=clock)
+    session.next()
+    session.answer(GOOD, duration_ms=1000)
+    session.next()
+    session.answer(AGAIN, duration_ms=1000)
+    sync(laptop, pg.url(ana))
+    session.undo()
+    kept = set(local_answers(laptop))
+    # As if the answer to the last pull never came back: the next one reads the server from the start.
+    with laptop.guarded():
+        laptop.conn.execute("DELETE FROM meta WHERE key = 'sync:pulled_xmin'")
+        laptop.conn.commit()
+    again = sync(laptop, pg.url(ana))
+    assert (again.pulled, again.undone, again.replayed_items) == (0, 0, 0)
+    assert set(local_answers(laptop)) == kept and len(kept) == 1
