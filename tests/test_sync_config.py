@@ -70,6 +70,7 @@ def test_addresses_are_shown_without_their_password():
     assert conninfo_to_dict(redacted("host=db user=ana password=s3cret")) == {"host": "db", "user": "ana"}
     assert redacted("postgresql://[broken") == "(the configured server)"
     assert _without_secrets('password "s3cret" refused', "postgresql://ana:s3cret@db/team") == 'password "***" refused'
+    assert _without_secrets("s3cret: no such role", "postgresql://ana:s3cret@db/team") == "***: no such role"
     assert _without_secrets("refused", "postgresql://ana@db/team") == "refused"
     assert _without_secrets("refused", "postgresql://[broken") == "refused"
     # an address that cannot be read may be quoted in its own error: no quoted part is shown
