@@ -307,12 +307,22 @@ def main(argv: list[str] | None = None) -> int:
         if only == []:
             print(f"mutation: {target.name}: no survivor to recheck", file=sys.stderr)
             continue
-        outcome = run_target(target, args.jobs, equivalent, only, args.tests if args.recheck else None)
+        # A survivor listed as equivalent since counts as equivalent whatever the tests do: it is not run again.
+        listed = [m for m in only if m in equivalent] if args.recheck and last else []
+        to_run = [m for m in only if m not in listed]
+        outcome = (run_target(target, args.jobs, equivalent, to_run, args.tests if args.recheck else None) if to_run
+                   else Outcome(target))
+        for mutant in listed:
+            module = next(m for m in target.modules if mutant.startswith(m[:-3].replace("/", ".") + "."))
+            outcome.equivalent.append(mutant)
+            outcome.by_module.setdefault(module, {"killed": 0, "survived": 0, "equivalent": 0})["equivalent"] += 1
         outcomes.append(outcome)
         record = summary(outcome, commit)
         if args.recheck and last:
             record["tests"] = args.tests
             record = rechecked(last, record, commit, only)
+            if listed:
+                record["rechecked"] += f"; {len(listed)} of them, listed as equivalent since, were not run"
         elif args.mutants:  # a part of a target, not a recheck
             record["part"] = f"only the mutants matching {', '.join(args.mutants)}"
         print(f"mutation: {target.name}: {record['killed']} killed, {record['survived']} survived, "
