@@ -97,6 +97,21 @@ def test_an_unreachable_server_is_named_without_its_password(monkeypatch):
     shown, detail = message.removeprefix("cannot reach the team server ").split(": ", 1)
     assert conninfo_to_dict(shown) == {"user": "ana", "host": "127.0.0.1", "port": "1", "dbname": "nowhere"}
     assert "Connection refused" in detail and "\n" not in detail
+    assert '"127.0.0.1"' in detail  # libpq's own quoting is kept where the address has no password to hide
+
+
+def test_an_error_without_words_is_named_by_its_kind(monkeypatch):
+    import psycopg
+
+    from studyapp.sync import client
+
+    def refuse(*args, **kwargs):
+        raise psycopg.OperationalError("")
+
+    monkeypatch.setattr(psycopg, "connect", refuse)
+    with pytest.raises(StudyappError) as raised:
+        client.connect("postgresql://ana@db/team")
+    assert raised.value.message == "cannot reach the team server user=ana dbname=team host=db: OperationalError"
 
 
 def test_a_password_in_an_address_that_cannot_be_read_is_not_shown():

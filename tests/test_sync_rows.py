@@ -308,3 +308,24 @@ def test_an_answer_undone_here_is_not_pulled_back_when_the_last_pull_was_lost(tm
     again = sync(laptop, pg.url(ana))
     assert (again.pulled, again.undone, again.replayed_items) == (0, 0, 0)
     assert set(local_answers(laptop)) == kept and len(kept) == 1
+
+
+def test_a_sync_stopped_by_an_error_without_words_names_its_kind(tmp_path, pg, monkeypatch):
+    import psycopg
+    import pytest
+
+    from studyapp.core.problems import StudyappError
+    from studyapp.sync import client, server
+    from studyapp.sync.client import redacted
+
+    (ana,), _ = server_with(pg, "ana")
+    laptop, clock = device(tmp_path, "laptop")
+
+    def cut(conn):
+        raise psycopg.OperationalError("")
+
+    monkeypatch.setattr(server, "check_server", cut)
+    with pytest.raises(StudyappError) as raised:
+        client.sync(laptop, pg.url(ana))
+    assert raised.value.message == (f"sync with {redacted(pg.url(ana))} stopped: OperationalError; nothing was lost, "
+                                    "run 'studyapp sync' again to finish")
