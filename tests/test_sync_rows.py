@@ -96,6 +96,11 @@ def test_an_exam_goes_up_once_and_comes_down_once_whole(tmp_path, pg):
     assert "clé à molette" in here[0][8]
     assert sync(desktop, pg.url(ana)).exams_pulled == 0
     assert len(local_exams(desktop)) == 2
+    # An exam taken on the desktop reaches the laptop, after the laptop's own two (which it skips).
+    desktop.record_exam(deck_ids=["a"], seed=9, mode="typed", questions=1, correct=0, pass_mark=0.5, answers=[])
+    assert sync(desktop, pg.url(ana)).exams_uploaded == 1
+    assert sync(laptop, pg.url(ana)).exams_pulled == 1
+    assert sorted(row[3] for row in local_exams(laptop)) == [7, 8, 9]
 
 
 def test_the_latest_flag_wins_on_the_server_and_on_every_device(tmp_path, pg):
