@@ -49,7 +49,8 @@ def test_every_field_of_an_answer_reaches_the_server_and_the_other_device(tmp_pa
     (ana,), _ = server_with(pg, "ana")
     laptop, clock = device(tmp_path, "laptop")
     keys = study(laptop, clock, [GOOD, AGAIN, HARD, GOOD, AGAIN])
-    assert sync(laptop, pg.url(ana)).uploaded == 5
+    up = sync(laptop, pg.url(ana))
+    assert (up.learner, up.uploaded) == (ana, 5)  # the learner is the server's name for this connection's role
     answers = local_answers(laptop)
     on_server = owner_rows(pg, f"SELECT uid, learner, {ANSWER_COLUMNS} FROM studyapp.reviews")
     assert {uid: rest for uid, _, *rest in on_server} == {uid: list(row) for uid, row in answers.items()}
