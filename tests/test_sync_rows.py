@@ -335,3 +335,21 @@ def test_a_sync_stopped_by_an_error_without_words_names_its_kind(tmp_path, pg, m
         client.sync(laptop, pg.url(ana))
     assert raised.value.message == (f"sync with {redacted(pg.url(ana))} stopped: OperationalError; nothing was lost, "
                                     "run 'studyapp sync' again to finish")
+
+
+def test_a_sync_stopped_by_the_server_repeats_its_words(tmp_path, pg):
+    import psycopg
+    import pytest
+
+    from studyapp.core.problems import StudyappError
+    from studyapp.sync.client import redacted
+
+    (ana,), _ = server_with(pg, "ana")
+    with psycopg.connect(pg.owner_url()) as owner:  # a server whose schema lost a table since init
+        owner.execute("DROP TABLE studyapp.reviews")
+    laptop, clock = device(tmp_path, "laptop")
+    study(laptop, clock, [GOOD])
+    with pytest.raises(StudyappError) as raised:
+        sync(laptop, pg.url(ana))
+    assert raised.value.message == (f'sync with {redacted(pg.url(ana))} stopped: relation "studyapp.reviews" does not '
+                                    "exist; nothing was lost, run 'studyapp sync' again to finish")
