@@ -18,6 +18,7 @@ import pytest
 
 from studyapp.core.catalog import Catalog
 from studyapp.core.clock import FakeClock
+from studyapp.core.curriculum import Curriculum, Track
 from studyapp.core.scheduler import Settings, StudyDays, resolve_zone
 from studyapp.onboarding.collect import collect_report
 from studyapp.onboarding.report import Answer, ExamResult, ItemFacts, build_report
@@ -159,13 +160,14 @@ def test_the_quarter_hour_buckets_of_an_odd_offset_are_counted_answer_by_answer(
     assert bucket_days(range(start, start + 4 * 96), modern.day_of)[1] == set()
 
 
-def test_report_team_from_postgres_sums_equals_the_reports_from_every_row(pg):
+@pytest.mark.parametrize("zone, rollover, end", CASES, ids=[c[0] for c in CASES])
+def test_report_team_from_postgres_sums_equals_the_reports_from_every_row(pg, zone, rollover, end):
+    """Monrovia's -0:44:30 puts study-day boundaries inside quarter hours: those are read answer by answer."""
     import psycopg
 
     from studyapp.sync.server import init_server
     from studyapp.sync.team import team_reports
 
-    zone, rollover, end = CASES[0]
     end_ms = int(end.timestamp() * 1000)
     days = StudyDays(ZoneInfo(zone), rollover)
     decks = [deck("alpha", [card("a1"), card("a2", "reverse"), card("a3", "cloze")]), deck("beta", 5)]
@@ -174,32 +176,35 @@ def test_report_team_from_postgres_sums_equals_the_reports_from_every_row(pg):
     rng = random.Random(20)
     with psycopg.connect(pg.owner_url(), autocommit=True) as owner:
         init_server(owner, learners, [])
-        undone = []
+        undone, reviews = [], []
         with owner.cursor() as cursor:
             for n, learner in enumerate(learners[:3]):  # the fourth has states only
                 for i, (kind, rating, t, duration, last) in enumerate(generated(rng, 800, end_ms, days)):
                     uid = f"{learner}-{i}"
-                    cursor.execute(
-                        "INSERT INTO studyapp.reviews (uid, learner, item_key, revision, kind, rating, time_ms, "
-                        "sched_ms, duration_ms, state_before, state_after, interval, last_interval, scheduler_version, "
-                        "scheduler_params) VALUES (%s, %s, %s, 1, %s, %s, %s, %s, %s, 'review', 'review', 3, %s, "
-                        "'fsrs test', '{}')", (uid, learner, rng.choice(keys), kind, rating, t, t, duration, last))
+                    reviews.append((uid, learner, rng.choice(keys), kind, rating, t, t, duration, last))
                     if i % 40 == 0:
                         undone.append((uid, learner, t))
+            cursor.executemany(
+                "INSERT INTO studyapp.reviews (uid, learner, item_key, revision, kind, rating, time_ms, "
+                "sched_ms, duration_ms, state_before, state_after, interval, last_interval, scheduler_version, "
+                "scheduler_params) VALUES (%s, %s, %s, 1, %s, %s, %s, %s, %s, 'review', 'review', 3, %s, "
+                "'fsrs test', '{}')", reviews)
             cursor.executemany("INSERT INTO studyapp.undone (uid, learner, time_ms) VALUES (%s, %s, %s)", undone)
-            for n, learner in enumerate(learners):
-                for k, key in enumerate(keys):
-                    cursor.execute("INSERT INTO studyapp.item_states (learner, item_key, state, stability, reps, "
-                                   "last_review_ms) VALUES (%s, %s, %s, %s, 3, %s)",
-                                   (learner, key, ("review", "learning")[(n + k) % 2], (30.0, 21.0, 5.0)[k % 3], end_ms))
-        fast = team_reports(owner, decks, None, end_ms, days.day_of, days.date_of)
-        expected = _team_straightforward(owner, decks, end_ms, days)
+            cursor.executemany("INSERT INTO studyapp.item_states (learner, item_key, state, stability, reps, "
+                               "last_review_ms) VALUES (%s, %s, %s, %s, 3, %s)",
+                               [(learner, key, ("review", "learning")[(n + k) % 2], (30.0, 21.0, 5.0)[k % 3], end_ms)
+                                for n, learner in enumerate(learners) for k, key in enumerate(keys)])
+        # a curriculum with a deadline: its dates come from date_of
+        curriculum = Curriculum(path=None, title="Onboarding", tracks=[Track("first", "First", ("alpha",), 0.5, 30)])
+        fast = team_reports(owner, decks, curriculum, end_ms, days.day_of, days.date_of)
+        expected = _team_straightforward(owner, decks, end_ms, days, curriculum)
     assert [r["profile"] for r in fast] == sorted(learners)
     assert fast == expected
     assert all(r["totals"]["retention_answers"] > 0 for r in fast[:3]) and fast[3]["totals"]["reviews"] == 0
+    assert all(r["totals"]["mastered"] > 0 for r in fast) and fast[0]["tracks"][0]["deadline"] is not None
 
 
-def _team_straightforward(conn, decks, now_ms: int, days) -> list[dict]:
+def _team_straightforward(conn, decks, now_ms: int, days, curriculum=None) -> list[dict]:
     """team_reports as it was: every answer of every learner into Python, one report each."""
     from collections import defaultdict
 
@@ -215,7 +220,7 @@ def _team_straightforward(conn, decks, now_ms: int, days) -> list[dict]:
         deck_id, card_id, _ = key.split("/", 2)
         answers[learner].append(Answer(key, deck_id, card_id, kind, rating, time_ms, duration_ms, last_interval))
     return [build_report(profile=learner, decks=decks, items=items[learner], answers=answers[learner], exams=[],
-                         curriculum=None, now_ms=now_ms, day_of=days.day_of, date_of=days.date_of)
+                         curriculum=curriculum, now_ms=now_ms, day_of=days.day_of, date_of=days.date_of)
             for learner in sorted(set(items) | set(answers))]
 
 

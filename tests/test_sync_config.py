@@ -70,8 +70,12 @@ def test_addresses_are_shown_without_their_password():
     assert conninfo_to_dict(redacted("host=db user=ana password=s3cret")) == {"host": "db", "user": "ana"}
     assert redacted("postgresql://[broken") == "(the configured server)"
     assert _without_secrets('password "s3cret" refused', "postgresql://ana:s3cret@db/team") == 'password "***" refused'
+    assert _without_secrets("s3cret: no such role", "postgresql://ana:s3cret@db/team") == "***: no such role"
     assert _without_secrets("refused", "postgresql://ana@db/team") == "refused"
     assert _without_secrets("refused", "postgresql://[broken") == "refused"
+    # an address that cannot be read may be quoted in its own error: no quoted part is shown
+    assert _without_secrets('invalid percent-encoded token: "s3%zzcret"', "postgresql://ana:s3%zzcret@db/team") == (
+        'invalid percent-encoded token: "***"')
 
 
 def test_the_sync_summary_counts_both_directions():
@@ -93,6 +97,29 @@ def test_an_unreachable_server_is_named_without_its_password(monkeypatch):
     shown, detail = message.removeprefix("cannot reach the team server ").split(": ", 1)
     assert conninfo_to_dict(shown) == {"user": "ana", "host": "127.0.0.1", "port": "1", "dbname": "nowhere"}
     assert "Connection refused" in detail and "\n" not in detail
+    assert '"127.0.0.1"' in detail  # libpq's own quoting is kept where the address has no password to hide
+
+
+def test_an_error_without_words_is_named_by_its_kind(monkeypatch):
+    import psycopg
+
+    from studyapp.sync import client
+
+    def refuse(*args, **kwargs):
+        raise psycopg.OperationalError("")
+
+    monkeypatch.setattr(psycopg, "connect", refuse)
+    with pytest.raises(StudyappError) as raised:
+        client.connect("postgresql://ana@db/team")
+    assert raised.value.message == "cannot reach the team server user=ana dbname=team host=db: OperationalError"
+
+
+def test_a_password_in_an_address_that_cannot_be_read_is_not_shown():
+    from studyapp.sync.client import connect
+
+    with pytest.raises(StudyappError) as raised:
+        connect("postgresql://ana:s3%zzcret@127.0.0.1:1/nowhere")  # a bad %-escape in the password
+    assert raised.value.message == 'cannot reach the team server (the configured server): invalid percent-encoded token: "***"'
 
 
 def test_without_psycopg_sync_says_what_to_install(monkeypatch):

@@ -16,7 +16,7 @@ from studyapp.core.scheduler import AGAIN, GOOD, HARD
 from studyapp.core.session import ReviewSession
 from studyapp.core.settings import resolve
 from studyapp.store import open_store
-from studyapp.sync.client import sync
+from studyapp.sync.client import redacted, sync
 from studyapp.sync.server import init_server
 
 from cli_runner import ROOT, run_cli
@@ -224,7 +224,11 @@ def test_a_connection_cut_mid_sync_loses_nothing_and_the_next_sync_completes(tmp
         cut = make_conninfo(**dict(parts, host="127.0.0.1", port=str(proxy.port)))
         with pytest.raises(StudyappError) as raised:
             sync(store, cut)
-        assert "stopped" in raised.value.message and "nothing was lost" in raised.value.message
+        message = raised.value.message
+        head, tail = f"sync with {redacted(cut)} stopped: ", "; nothing was lost, run 'studyapp sync' again to finish"
+        assert message.startswith(head) and message.endswith(tail)
+        detail = message.removeprefix(head).removesuffix(tail)  # libpq's first line, of its own words
+        assert "connection" in detail and "\n" not in detail
     finally:
         proxy.close()
     assert local_uids(store) == before

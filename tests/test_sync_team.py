@@ -76,3 +76,62 @@ def test_a_deck_studied_only_on_another_device_arrives_with_its_progress(tmp_pat
     here = {row.key: (row.present, row.revision, row.state) for row in laptop.all_items() if row.deck_id == "b"}
     there = {row.key: (row.present, row.revision, row.state) for row in desktop.all_items() if row.deck_id == "b"}
     assert here == there and len(here) == 3
+
+
+def test_a_learner_with_only_an_exam_has_a_report_with_it(tmp_path, pg):
+    import psycopg
+
+    (ana, cy), (lead,) = server_with(pg, "ana", "cy", leads=("lead",))
+    homes = {}
+    for role, name in ((ana, "ana-laptop"), (cy, "cy-laptop")):
+        store, clock = device(tmp_path, name)
+        if role == ana:
+            study(store, clock, [GOOD, GOOD])
+        else:  # sat the exam without studying here: no answer, no item state, only the exam
+            store.record_exam(deck_ids=["a"], seed=3, mode="choice", questions=5, correct=4, pass_mark=0.6,
+                              answers=[{"key": "a/c001/main", "correct": True}])
+        sync(store, pg.url(role))
+        homes[role] = resolve(str(tmp_path / name), "default", [], environ={})
+        store.close()
+    now = T0 + 86_400_000
+    from studyapp.core.scheduler import Settings, StudyDays, resolve_zone
+
+    days = StudyDays(resolve_zone(Settings().timezone), Settings().rollover_hour)
+    with psycopg.connect(pg.url(lead)) as conn:
+        reports = team_reports(conn, DECKS, None, now, days.day_of, days.date_of)
+    assert [r["profile"] for r in reports] == sorted([ana, cy])
+    for report in reports:
+        local = collect_report(homes[report["profile"]], SimpleNamespace(decks=DECKS),
+                               clock=SimpleNamespace(now_ms=lambda: now))
+        assert report == dict(local, profile=report["profile"])
+    only_exam = next(r for r in reports if r["profile"] == cy)
+    assert only_exam["totals"]["reviews"] == 0 and len(only_exam["exams"]) == 1
+
+
+def test_the_bucket_sums_run_on_a_second_connection_of_the_same_role(pg):
+    """The per-quarter-hour query runs beside the main one, on a connection of its own with the
+    same role and work_mem, and gives the rows the main connection would."""
+    import psycopg
+
+    from studyapp.sync.team import TEAM_WORK_MEM, _in_parallel
+
+    (ana,), _ = server_with(pg, "ana")
+    with psycopg.connect(pg.url(ana)) as conn:
+        rows = _in_parallel(conn, "SELECT pg_backend_pid(), current_user, current_setting('work_mem'), %s::int + 1",
+                            (41,))
+        ((pid, user, work_mem, answer),) = rows()
+        assert (user, work_mem, answer) == (ana, TEAM_WORK_MEM, 42)
+        assert pid != conn.info.backend_pid
+
+
+def test_where_no_second_connection_can_run_it_the_query_runs_on_the_main_one(pg):
+    import psycopg
+
+    from studyapp.sync.team import _in_parallel
+
+    (ana,), _ = server_with(pg, "ana")
+    with psycopg.connect(pg.url(ana), autocommit=True) as conn:
+        # a setting only this session has: the same query fails on any other connection
+        conn.execute("SET studyapp.probe = 'main'")
+        rows = _in_parallel(conn, "SELECT current_setting('studyapp.probe'), pg_backend_pid(), %s::int", (7,))
+        assert rows() == [("main", conn.info.backend_pid, 7)]

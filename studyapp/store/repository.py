@@ -825,8 +825,10 @@ class Store:
             sets.append("buried_day = ?")
             args.append(buried_day)
         if flag_note is not ...:
+            # A cleared flag keeps the time it was cleared: sync passes the clearing on as the
+            # latest change, instead of taking the server's older flag back.
             sets += ["flag_note = ?", "flagged_ms = ?"]
-            args += [flag_note, flagged_ms if flag_note is not None else None]
+            args += [flag_note, flagged_ms]
         with self.guarded(), self._write():
             before = self._item_by_id(item_id)
             if before is None:

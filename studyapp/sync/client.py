@@ -13,6 +13,7 @@ between loses nothing and the next sync completes the work. Nothing is ever dele
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from ..core.problems import StudyappError
@@ -71,7 +72,9 @@ def _without_secrets(text: str, url: str) -> str:
 
         password = conninfo_to_dict(url).get("password")
     except Exception:
-        password = None
+        # An address that cannot be read: its error quotes the part it choked on, which can be
+        # the password itself (a bad %-escape in it), and which part that is cannot be known.
+        return re.sub(r'"[^"]*"', '"***"', text)
     return text.replace(password, "***") if password else text
 
 
@@ -238,12 +241,18 @@ def _pull(store, conn, result: SyncResult) -> None:
                        "AND coalesce(flagged_ms, 0) < ?", (note, changed_ms, key, changed_ms))
         if settings is not None:
             value = settings[0] if isinstance(settings[0], str) else json.dumps(settings[0])
-            db.execute("UPDATE settings SET json = ?, updated_ms = ? WHERE id = 1 AND updated_ms < ?",
-                       (value, settings[1], settings[1]))
+            # A device that never saved settings has no row yet: it takes the learner's.
+            db.execute("INSERT INTO settings (id, json, updated_ms) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE "
+                       "SET json = excluded.json, updated_ms = excluded.updated_ms "
+                       "WHERE settings.updated_ms < excluded.updated_ms", (value, settings[1]))
         db.execute("INSERT INTO meta (key, value) VALUES ('sync:pulled_xmin', ?) ON CONFLICT (key) DO UPDATE "
                    "SET value = excluded.value", (str(next_xid),))
     if touched:
-        store.write_states(store.replay(touched, merged=True))
+        from ..core.scheduler import NEW_STATE
+
+        # An item whose every answer was undone has nothing left to replay: it is new again.
+        replayed = store.replay(touched, merged=True)
+        store.write_states({item_id: replayed.get(item_id, NEW_STATE) for item_id in touched})
     result.pulled, result.replayed_items = len(new_rows), len(touched)
 
 
