@@ -339,8 +339,11 @@ class ReviewScreen(AppScreen):
         duration = max(0, now - shown.shown_ms)
         try:
             # A short wait here: another studyapp's write lock must not freeze the screen (F10).
-            with self.services.lock, self.services.store().busy_timeout(FIRST_TRY_MS):
-                session.answer(rating, duration_ms=duration, at_ms=now)
+            # The commit returns before its fsync, which runs while the next card is drawn.
+            with self.services.lock:
+                store = self.services.store()
+                with store.busy_timeout(FIRST_TRY_MS), store.sync_later():
+                    session.answer(rating, duration_ms=duration, at_ms=now)
         except StudyappError as error:
             if error.code == "busy":
                 self.pending = (rating, duration, shown, now)
@@ -351,7 +354,16 @@ class ReviewScreen(AppScreen):
                 return
             self.notify(error.message, severity="error", markup=False, timeout=10)
             return
+        self.services.sync_answer(store, self._not_synced)
         self._answered(rating, shown)
+
+    def _not_synced(self, error: OSError) -> None:
+        """On the fsync's thread: the answer is committed but the disk refused to flush it."""
+        message = f"Your last answer may not survive a power cut: the disk refused to flush it ({error})."
+        try:
+            self.app.call_from_thread(self.notify, message, severity="error", markup=False, timeout=15)
+        except RuntimeError:
+            pass  # the app has stopped
 
     def _answered(self, rating: int, shown) -> None:
         """The answer is stored: count it and show the next item."""
