@@ -8,8 +8,7 @@ database connection, which the store opens for use from any thread.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,8 +81,8 @@ class Services:
         self.lock = threading.RLock()
         self._store: Store | None = None
         self._overview: ReviewSession | None = None
-        # The thread of the answers' fsyncs (sync_answer), one after the other.
-        self._sync_thread: ThreadPoolExecutor | None = None
+        # A store whose last answer was committed without its fsync (Store.sync_later), until synced.
+        self._unsynced: Store | None = None
 
     # ------------------------------------------------------------ decks
 
@@ -325,28 +324,24 @@ class Services:
         self.forget_overview()  # other devices' answers change the counts
         return result
 
-    def sync_answer(self, store: Store, failed: Callable[[OSError], object]) -> None:
-        """fsync the answer ``store`` just committed in ``Store.sync_later``, on a thread of its own, so
-        that the next card is drawn meanwhile (the fsync releases the GIL). The answer is committed
-        already: a killed app keeps it; closing waits for this fsync (``close``). ``failed`` is called
-        on that thread if the disk refuses it."""
-        if self._sync_thread is None:
-            self._sync_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="studyapp-answer-sync")
+    def committed_unsynced(self, store: Store) -> None:
+        """``store`` committed an answer in ``Store.sync_later``: ``sync_answers`` or ``close`` fsyncs it."""
+        self._unsynced = store
 
-        def sync() -> None:
-            try:
-                store.sync_wal()
-            except OSError as error:
-                failed(error)
-
-        self._sync_thread.submit(sync)
+    def sync_answers(self) -> None:
+        """fsync the answers committed without it (a killed app keeps them already; this is for a
+        power cut). Raises OSError if the disk refuses; the answers stay committed."""
+        store, self._unsynced = self._unsynced, None
+        if store is not None:
+            store.sync_wal()
 
     def close(self) -> None:
         """Close the database, if it was opened (safe to call twice), once the last answer is on disk."""
-        if self._sync_thread is not None:
-            self._sync_thread.shutdown(wait=True)
-            self._sync_thread = None
         with self.lock:
+            try:
+                self.sync_answers()
+            except OSError:
+                pass  # closing SQLite checkpoints, which syncs the WAL again
             if self._store is not None:
                 self._store.close()
                 self._store = None
