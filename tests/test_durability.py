@@ -18,6 +18,8 @@ import threading
 from collections import Counter
 from dataclasses import replace
 
+import pytest
+
 from studyapp.core.clock import DAY_MS, FakeClock
 from studyapp.core.scheduler import RATINGS
 from studyapp.core.session import ReviewSession
@@ -30,8 +32,10 @@ PLENTY = replace(SETTINGS, new_per_day=100_000, reviews_per_day=100_000, learn_a
 RUNS = 50
 
 
-def _worker(home, start_ms: int, step_ms: int, seed: int, limit: int, out) -> None:
-    """Answer reviews until ``limit`` answers or death; report 'key time' after each answer returned."""
+def _worker(home, start_ms: int, step_ms: int, seed: int, limit: int, out, sync_later: bool = False) -> None:
+    """Answer reviews until ``limit`` answers or death; report 'key time' after each answer returned.
+    ``sync_later``: as the review screen answers, the commit returning before its fsync (Store.sync_later),
+    reported before that fsync."""
     code = 0
     try:
         clock = FakeClock(start_ms)
@@ -44,8 +48,14 @@ def _worker(home, start_ms: int, step_ms: int, seed: int, limit: int, out) -> No
             if shown is None:
                 clock.advance(ms=DAY_MS)
                 continue
-            session.answer(rng.choice(RATINGS), duration_ms=rng.randrange(500, 9000))
+            if sync_later:
+                with store.sync_later():
+                    session.answer(rng.choice(RATINGS), duration_ms=rng.randrange(500, 9000))
+            else:
+                session.answer(rng.choice(RATINGS), duration_ms=rng.randrange(500, 9000))
             out.send(f"{shown.key} {clock.now_ms()}")
+            if sync_later:
+                store.sync_wal()
             clock.advance(ms=step_ms)
         store.close()
     except BaseException as error:  # reported to the test, which fails on it
@@ -92,10 +102,10 @@ class _Reports:
         self.connection.close()
 
 
-def _start(home, start_ms, step_ms, seed, limit):
+def _start(home, start_ms, step_ms, seed, limit, sync_later=False):
     context = _context()
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_worker, args=(home, start_ms, step_ms, seed, limit, sender), daemon=True)
+    process = context.Process(target=_worker, args=(home, start_ms, step_ms, seed, limit, sender, sync_later), daemon=True)
     process.start()
     sender.close()
     return process, _Reports(receiver)
@@ -118,11 +128,12 @@ def _check(home, reported: Counter, *, replay: bool = True) -> None:
         store.close()
 
 
-def test_answers_survive_sigkill_at_random_moments(tmp_path):
+@pytest.mark.parametrize("sync_later", [False, True], ids=["fsync-in-commit", "fsync-after-commit"])
+def test_answers_survive_sigkill_at_random_moments(tmp_path, sync_later):
     rng = random.Random(20261202)
     reported: Counter = Counter()
     for run in range(RUNS):
-        process, reports = _start(tmp_path, T0 + run * DAY_MS // 4, 20_000, run, limit=400)
+        process, reports = _start(tmp_path, T0 + run * DAY_MS // 4, 20_000, run, limit=400, sync_later=sync_later)
         assert reports.readline() == "ready"
         for _ in range(rng.randrange(0, 12)):
             line = reports.readline()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 import secrets
 import sqlite3
 from contextlib import contextmanager
@@ -166,6 +167,37 @@ class Store:
         finally:
             with self.guarded():
                 self.conn.execute(f"PRAGMA busy_timeout = {schema.BUSY_TIMEOUT_MS}")
+
+    @contextmanager
+    def sync_later(self):
+        """Commits in the block return before their fsync (synchronous=NORMAL for the block); the
+        caller then calls ``sync_wal``, on any thread. In WAL mode such a commit already survives a
+        killed or crashed process (its frames are in the OS's cache once COMMIT returns); the fsync
+        is what makes it survive a power cut, as synchronous=FULL would have before COMMIT returned.
+        For the review screen, which draws the next card while that fsync runs."""
+        with self.guarded():
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+        try:
+            yield
+        finally:
+            with self.guarded():
+                self.conn.execute("PRAGMA synchronous = FULL")
+
+    def sync_wal(self) -> None:
+        """fsync the WAL (the commits made in ``sync_later``). Needs no lock and no connection: it
+        runs on its own descriptor, and releases the GIL while the disk works."""
+        if not self._file:
+            return
+        try:
+            fd = os.open(self._file + "-wal", os.O_RDONLY)
+        except FileNotFoundError:
+            # The last connection closed and checkpointed: SQLite synced the WAL before copying it
+            # into the database, and the database after.
+            return
+        try:
+            os.fdatasync(fd)
+        finally:
+            os.close(fd)
 
     def load_settings(self) -> Settings:
         with self.guarded():

@@ -10,7 +10,10 @@ Durability choice: ``synchronous=FULL``. In WAL mode NORMAL already survives a k
 process (the commit is in the WAL file, the OS has it), but it can lose the last
 answers on power loss. FULL fsyncs the WAL on every commit; that costs a fraction of a
 millisecond per answer (see bench/), which nobody grading cards by hand can notice,
-and an answered review then survives a power cut too.
+and an answered review then survives a power cut too. The review screen is the one exception:
+its answer commits under ``Store.sync_later`` (NORMAL for that transaction) and the WAL is
+fsynced right after the next card is drawn (``Store.sync_wal``); a killed app keeps the answer
+either way.
 """
 
 from __future__ import annotations

@@ -81,6 +81,8 @@ class Services:
         self.lock = threading.RLock()
         self._store: Store | None = None
         self._overview: ReviewSession | None = None
+        # A store whose last answer was committed without its fsync (Store.sync_later), until synced.
+        self._unsynced: Store | None = None
 
     # ------------------------------------------------------------ decks
 
@@ -354,9 +356,24 @@ class Services:
         self.forget_overview()  # other devices' answers change the counts
         return result
 
+    def committed_unsynced(self, store: Store) -> None:
+        """``store`` committed an answer in ``Store.sync_later``: ``sync_answers`` or ``close`` fsyncs it."""
+        self._unsynced = store
+
+    def sync_answers(self) -> None:
+        """fsync the answers committed without it (a killed app keeps them already; this is for a
+        power cut). Raises OSError if the disk refuses; the answers stay committed."""
+        store, self._unsynced = self._unsynced, None
+        if store is not None:
+            store.sync_wal()
+
     def close(self) -> None:
-        """Close the database, if it was opened (safe to call twice)."""
+        """Close the database, if it was opened (safe to call twice), once the last answer is on disk."""
         with self.lock:
+            try:
+                self.sync_answers()
+            except OSError:
+                pass  # closing SQLite checkpoints, which syncs the WAL again
             if self._store is not None:
                 self._store.close()
                 self._store = None

@@ -503,3 +503,28 @@ async def test_the_title_shows_the_sessions_progress(harness, size):
         await pilot.press("u")
         await wait_for(pilot, lambda: key_of(screen) == before, "the card back")
         assert str(title.render()) == "Review · UI sample · 3 of 8 · new 6 · learning 0 · due 0"
+
+
+async def test_each_answer_is_fsynced_once_the_next_card_is_drawn(harness, monkeypatch):
+    from studyapp.store.repository import Store
+
+    synced = []
+    original = Store.sync_wal
+
+    def sync_wal(store):
+        synced.append(store.conn.execute("PRAGMA synchronous").fetchone()[0])
+        original(store)
+
+    monkeypatch.setattr(Store, "sync_wal", sync_wal)
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        for number in range(2):
+            await pilot.press("space", "3")
+            await wait_for(pilot, lambda n=number: len(synced) == n + 1, f"the fsync of answer {number + 1}")
+        store = app.services.store()
+        # The answer's transaction alone ran without its own fsync: the connection is back to FULL (2).
+        assert synced == [2, 2]
+        assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2
+        assert screen.answered == 2
+    assert [key for key, *_ in harness.reviews()] == ["ui-sample/layer-count/main", "ui-sample/markup-literal/main"]

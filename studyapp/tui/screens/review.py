@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ...core.grades import AGAIN, GOOD
@@ -62,6 +63,7 @@ class ReviewScreen(AppScreen):
         self.pending = None
         self._leave_when_saved = False
         self._stop_waiting = threading.Event()  # the app is closing at once: the worker stops retrying
+        self._parts: dict[str, Widget] = {}  # the composed widgets by id: every card and key looks them up
         self._reset_face()
 
     def _reset_face(self) -> None:
@@ -83,9 +85,9 @@ class ReviewScreen(AppScreen):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#card-view").display = False
-        self.query_one("#review-empty").display = False
-        self.query_one("#review-saving").display = False
+        self._part("#card-view").display = False
+        self._part("#review-empty").display = False
+        self._part("#review-saving").display = False
         self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
 
     # ------------------------------------------------------------ opening (worker thread)
@@ -106,6 +108,13 @@ class ReviewScreen(AppScreen):
         self._show(shown)
 
     # ------------------------------------------------------------ drawing
+
+    def _part(self, selector: str):
+        """The widget composed with this id (found once: looking it up was a good part of a card's time)."""
+        widget = self._parts.get(selector)
+        if widget is None:
+            widget = self._parts[selector] = self.query_one(selector)
+        return widget
 
     @property
     def services(self):
@@ -132,10 +141,10 @@ class ReviewScreen(AppScreen):
         if summary.reviewed:
             self._finish()
             return
-        self.query_one("#card-view").display = False
-        self.query_one("#grade-bar").display = False
-        self.query_one("#reveal-hint").display = False
-        self.query_one("#review-title", Static).update(f"{'Cram' if self.cram else 'Review'} · {self._deck_label()}")
+        self._part("#card-view").display = False
+        self._part("#grade-bar").display = False
+        self._part("#reveal-hint").display = False
+        self._part("#review-title").update(f"{'Cram' if self.cram else 'Review'} · {self._deck_label()}")
         now = self.services.clock.now_ms()
         zone = self.session.scheduler.days.zone
         if self.cram:
@@ -178,13 +187,13 @@ class ReviewScreen(AppScreen):
             # (the counts include the card on screen). Learning cards that come back today add to it.
             title = (f"Review · {self._deck_label()} · {self.answered + 1} of {self.answered + counts.total} · "
                      f"new {counts.new} · learning {counts.learning} · due {counts.review}")
-        self.query_one("#review-title", Static).update(title)
-        view = self.query_one(CardView)
+        self._part("#review-title").update(title)
+        view = self._part("#card-view")
         view.display = True
-        self.query_one("#review-empty").display = False
+        self._part("#review-empty").display = False
         if shown.item is None:
             # The store knows the item but its card left the deck since this session began.
-            self.query_one("#reveal-hint", Static).update(f"{shown.key} is no longer in its deck; press - to bury it.")
+            self._part("#reveal-hint").update(f"{shown.key} is no longer in its deck; press - to bury it.")
             return
         queue = shown.queue
         if shown.ahead:
@@ -193,8 +202,8 @@ class ReviewScreen(AppScreen):
             queue = f"learning · early: due in {minutes}m (learn-ahead)"
         view.show(Face(shown.item, queue, self.revealed, self.chosen, self.typed, self.check,
                        self.explanation, shown.flag_note, shown.choices), new_card=new_card)
-        hint = self.query_one("#reveal-hint", Static)
-        bar = self.query_one(GradeBar)
+        hint = self._part("#reveal-hint")
+        bar = self._part("#grade-bar")
         hint.display = not self.revealed
         bar.display = self.revealed
         if not self.revealed:
@@ -248,7 +257,7 @@ class ReviewScreen(AppScreen):
         return self.shown is not None and self.shown.item is not None
 
     def _typing(self) -> bool:
-        return self.query_one("#review-typed", Input).display
+        return self._part("#review-typed").display
 
     def _card(self) -> Card | None:
         shown = self.shown
@@ -293,11 +302,11 @@ class ReviewScreen(AppScreen):
             self.notify("Pick an option by its number instead." if self.shown and self.shown.choices.options
                         else "This card has no answer to type.", timeout=3)
             return
-        typed = self.query_one("#review-typed", Input)
+        typed = self._part("#review-typed")
         typed.value = ""
         typed.display = True
         # The hint below was about the closed box; the box's placeholder says what to do now.
-        self.query_one("#reveal-hint").display = False
+        self._part("#reveal-hint").display = False
         typed.focus()
         self.sync_bindings()
 
@@ -307,7 +316,7 @@ class ReviewScreen(AppScreen):
             return
         if not event.value.strip():
             # An empty box is a slip of the Enter key, not a wrong answer.
-            hint = self.query_one("#reveal-hint", Static)
+            hint = self._part("#reveal-hint")
             hint.update("Type an answer first, then Enter  ·  Escape closes the box")
             hint.display = True
             return
@@ -318,9 +327,9 @@ class ReviewScreen(AppScreen):
         self._reveal()
 
     def _close_typing(self) -> None:
-        typed = self.query_one("#review-typed", Input)
+        typed = self._part("#review-typed")
         typed.display = False
-        self.query_one(CardView).focus()
+        self._part("#card-view").focus()
 
     def action_close_typing(self) -> None:
         self._close_typing()
@@ -339,8 +348,11 @@ class ReviewScreen(AppScreen):
         duration = max(0, now - shown.shown_ms)
         try:
             # A short wait here: another studyapp's write lock must not freeze the screen (F10).
-            with self.services.lock, self.services.store().busy_timeout(FIRST_TRY_MS):
-                session.answer(rating, duration_ms=duration, at_ms=now)
+            # The commit returns before its fsync, which runs while the next card is drawn.
+            with self.services.lock:
+                store = self.services.store()
+                with store.busy_timeout(FIRST_TRY_MS), store.sync_later():
+                    session.answer(rating, duration_ms=duration, at_ms=now)
         except StudyappError as error:
             if error.code == "busy":
                 self.pending = (rating, duration, shown, now)
@@ -351,7 +363,18 @@ class ReviewScreen(AppScreen):
                 return
             self.notify(error.message, severity="error", markup=False, timeout=10)
             return
+        self.services.committed_unsynced(store)
         self._answered(rating, shown)
+        # The fsync once the next card is on screen: the learner reads it meanwhile.
+        self.call_after_refresh(self._sync_answer)
+
+    def _sync_answer(self) -> None:
+        try:
+            with self.services.lock:
+                self.services.sync_answers()
+        except OSError as error:
+            self.notify(f"Your last answer may not survive a power cut: the disk refused to flush it ({error}).",
+                        severity="error", markup=False, timeout=15)
 
     def _answered(self, rating: int, shown) -> None:
         """The answer is stored: count it and show the next item."""
@@ -412,7 +435,7 @@ class ReviewScreen(AppScreen):
             self.action_leave()
 
     def _saving_line(self, text: str) -> None:
-        line = self.query_one("#review-saving", Static)
+        line = self._part("#review-saving")
         line.update(text)
         line.display = bool(text)
 

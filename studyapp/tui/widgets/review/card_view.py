@@ -95,6 +95,7 @@ def back(face: Face) -> Content:
 class CardView(VerticalScroll):
     _face: Face | None = None
     _width: int | None = None
+    _parts: tuple | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="card-front", markup=False)
@@ -115,19 +116,20 @@ class CardView(VerticalScroll):
     def show(self, face: Face, *, new_card: bool = False) -> None:
         card = face.item.card
         self._face, self._width = face, self._wrap_width()
-        self.query_one("#card-front", Static).update(front(face, self._width))
-        self.query_one("#card-answer-rule").display = face.revealed
-        answer = self.query_one("#card-back", Static)
+        if self._parts is None:  # found once: every card draws them
+            self._parts = tuple(self.query_one(f"#card-{name}") for name in ("front", "answer-rule", "back",
+                                                                          "explanation", "notes"))
+        first, rule, answer, explanation, notes = self._parts
+        first.update(front(face, self._width))
+        rule.display = face.revealed
         answer.display = face.revealed
         if face.revealed:
             answer.update(back(face))
-        explanation = self.query_one("#card-explanation", Static)
         # A true/false card's explanation is its feedback: it comes with the answer.
         wanted = face.explanation or (face.revealed and card.type == "truefalse")
         explanation.display = wanted and bool(card.explanation)
         if explanation.display:
             explanation.update(render.explanation(card))
-        notes = self.query_one("#card-notes", Static)
         notes.display = face.flag_note is not None
         if face.flag_note is not None:
             notes.update(render.plain(f"⚑ flagged: {face.flag_note or '(no note)'}", render.MUTED))
