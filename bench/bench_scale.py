@@ -45,8 +45,9 @@ HOME_TRACKS = "Next: "
 
 def curriculum(deck_ids: list[str]) -> str:
     """Two tracks over the profile's decks (one in --quick, which has a single deck), the second after the first.
-    It lies beside the decks only while the tracks are timed (the report and the counts are timed without one,
-    as before); deck files' stamps do not include it, so the deck cache and summary stay warm."""
+    It lies beside the decks only while the tracks are timed, where it comes before the bundled decks' curriculum
+    (which the other figures show, over the bundled decks alone), so that the tracks' mastery is the generated
+    decks'; deck files' stamps do not include it, so the deck cache and summary stay warm."""
     half = max(1, len(deck_ids) // 2)
     text = ("schema: 1\ntitle: Bench onboarding\ntracks:\n  - id: first\n    title: The first decks\n"
             f"    decks: [{', '.join(deck_ids[:half])}]\n    target: 80%\n    days: 30\n")
