@@ -145,3 +145,27 @@ async def test_the_tracks_come_before_the_catalog_when_the_store_is_in_step(harn
             assert "Sample basics" in drawn and "Next: " in drawn
     finally:
         release.set()
+
+
+def test_the_tracks_from_the_summary_wait_for_a_store_in_step(harness, tmp_path):
+    """Services.summary_tracks gives nothing while the store has not synced the summarised decks (its
+    items could be another deck's), then the very tracks the catalog's path gives."""
+    from studyapp.core.catalog import discover
+    from studyapp.core.settings import resolve
+    from studyapp.tui.services import Services
+
+    folder = deck_folder(tmp_path, TWO_TRACKS)
+    (folder / "second.yaml").write_text(
+        "schema: 1\nid: second\ntitle: Second deck\ncards:\n  - {id: one, type: basic, front: A?, back: B}\n",
+        encoding="utf-8")
+    location = resolve(str(harness.home), None, [str(folder)], environ={})
+    discover(location.deck_dirs, cache_file=location.home / "cache" / "decks.pickle")  # writes the summary
+    services = Services(location, clock=harness.clock)
+    harness._services.append(services)
+    summary = services.deck_summary()
+    assert summary is not None and {d.id for d in summary.decks} >= {"ui-sample", "second"}
+    assert services.summary_tracks(summary) is None  # the store never synced them
+    rows = services.overview().deck_progress(spans=False)  # syncs every deck
+    tracks, next_step = services.tracks(rows)
+    assert [t["id"] for t in tracks] == ["basics", "more"] and next_step is not None
+    assert services.summary_tracks(summary) == (tracks, next_step)
