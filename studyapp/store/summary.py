@@ -75,6 +75,18 @@ def state_counts(store) -> dict[str, dict[str, int]]:
     return out
 
 
+def reviewed_decks(store, deck_ids: Sequence[str]) -> set[str]:
+    """The ids of ``deck_ids`` with at least one review answered (what ``Store.deck_counts`` counts as
+    reviews), each found by its first such answer rather than by counting a million of them."""
+    out = set()
+    with store.guarded():
+        for deck_id in deck_ids:
+            if store.conn.execute("SELECT 1 FROM review_log r JOIN items i ON i.id = r.item_id "
+                                  "WHERE i.deck_id = ? AND r.kind = 'review' LIMIT 1", (deck_id,)).fetchone():
+                out.add(deck_id)
+    return out
+
+
 def first_answer_ms(store) -> int | None:
     """When the learner first answered anything (a review or cram), through the log's time index."""
     with store.guarded():

@@ -38,6 +38,14 @@ def _shown_on_a_terminal(catalog: Catalog) -> Catalog:
 
 
 @dataclass(frozen=True)
+class _TitledDeck:
+    """What the curriculum's tracks read of a deck (its id and shown title) when it comes from the summary."""
+
+    id: str
+    title: str
+
+
+@dataclass(frozen=True)
 class DeckRow:
     """A deck's line on the home screen before today's counts are known (they are None)."""
 
@@ -260,28 +268,53 @@ class Services:
         """The curriculum's tracks with mastery and status, and what to study next; blocking.
 
         ``deck_rows`` are the overview's DeckProgress rows (their review counts)."""
-        from ..onboarding.collect import mastered_keys
-        from ..onboarding.report import curriculum_progress
-        from ..store.summary import first_answer_ms
-
         curriculum = self.curriculum()
         if curriculum is None:
             return [], None
-        store = self.store()
-        with self.lock:
-            settings = store.load_settings()
-            mastered = mastered_keys(store)
-            started = first_answer_ms(store)
-        days = settings.study_days()
         decks = self.catalog().decks
         # Each deck's facts from the summary while it matches the files just loaded (the same stamps):
         # working them out from 100,000 cards took seconds.
         summary = self.deck_summary()
         bank = summary.bank() if summary is not None and [d.id for d in summary.decks] == [d.id for d in decks] \
             else None
-        return curriculum_progress(curriculum, decks, (), {r.deck_id: r.reviews for r in deck_rows},
-                                   started, self.clock.now_ms(), days.day_of, days.date_of, bank=bank,
-                                   mastered_keys=mastered)
+        return self._track_progress(curriculum, decks, bank, {r.deck_id: r.reviews for r in deck_rows})
+
+    def summary_tracks(self, summary) -> tuple[list[dict], dict | None] | None:
+        """``tracks`` without the catalog: each deck's title and facts from the deck summary, whether it
+        was ever reviewed from the store, when the store is in step with the summarised decks (then its
+        items are the ones the overview's sync would leave, so the same keys are mastered). None
+        otherwise (blocking: call from a worker)."""
+        from ..core.terminal_text import visible
+        from ..store.summary import reviewed_decks
+
+        if not summary.decks:
+            return None
+        curriculum = self._curriculum({deck.id for deck in summary.decks})
+        if curriculum is None:
+            return [], None
+        store = self.store()
+        with self.lock:
+            if not store.synced({deck.id: deck.fingerprint for deck in summary.decks}):
+                return None
+            reviewed = reviewed_decks(store, [deck.id for deck in summary.decks])
+        # As the shown catalog titles them (core.language.localize, then terminal_text.visible_deck).
+        decks = [_TitledDeck(deck.id, visible(deck.shown_title(self.language))) for deck in summary.decks]
+        # Only whether a deck was ever reviewed tells on the tracks (a track not started), not how often.
+        return self._track_progress(curriculum, decks, summary.bank(), {deck_id: 1 for deck_id in reviewed})
+
+    def _track_progress(self, curriculum, decks, bank, reviews_by_deck: dict[str, int]):
+        from ..onboarding.collect import mastered_keys
+        from ..onboarding.report import curriculum_progress
+        from ..store.summary import first_answer_ms
+
+        store = self.store()
+        with self.lock:
+            settings = store.load_settings()
+            mastered = mastered_keys(store)
+            started = first_answer_ms(store)
+        days = settings.study_days()
+        return curriculum_progress(curriculum, decks, (), reviews_by_deck, started, self.clock.now_ms(),
+                                   days.day_of, days.date_of, bank=bank, mastered_keys=mastered)
 
     def record_exam(self, exam) -> None:
         """Keep a finished exam's result with the profile (the schedule is not touched)."""

@@ -64,3 +64,108 @@ async def test_no_curriculum_no_tracks_panel(harness, tmp_path):
         await wait_for(pilot, lambda: app.screen.loaded, "decks loaded")
         assert app.screen.tracks == []
         assert "Curriculum" not in screen_text(app)
+
+
+TWO_TRACKS = """\
+schema: 1
+title: Two tracks
+tracks:
+  - id: basics
+    title: Sample basics
+    decks: [ui-sample]
+    target: 90%
+    days: 7
+  - id: more
+    title: The second deck
+    decks: [second]
+    target: 50%
+    after: [basics]
+"""
+
+
+async def test_the_tracks_come_before_the_catalog_when_the_store_is_in_step(harness, tmp_path):
+    """Once a session has synced the decks the summary describes, the curriculum's tracks and what to
+    study next are worked out from the summary and the store (Services.summary_tracks) and drawn before
+    the catalog loads; the catalog's tracks drawn afterwards are the same, to the character."""
+    import threading
+
+    from studyapp.core.catalog import discover
+    from studyapp.core.settings import resolve
+    from studyapp.onboarding.report import MASTERY_STABILITY_DAYS
+    from studyapp.store import open_store
+    from studyapp.tui.app import Start, StudyApp
+    from studyapp.tui.config import load_config
+    from studyapp.tui.services import Services
+
+    folder = deck_folder(tmp_path, TWO_TRACKS)
+    (folder / "second.yaml").write_text(
+        "schema: 1\nid: second\ntitle: Second deck\nseed: ../seeds/ui-sample.md\ncards:\n"
+        "  - {id: one, type: basic, front: What is fast?, back: The scheduler, "
+        "source: 'The scheduler answers in under a millisecond.'}\n", encoding="utf-8")
+    location = resolve(str(harness.home), None, [str(folder)], environ={})
+    catalog = discover(location.deck_dirs, cache_file=location.home / "cache" / "decks.pickle")
+    store = open_store(location, clock=harness.clock)
+    ReviewSession(store, catalog.decks, clock=harness.clock)  # syncs the decks
+    session = ReviewSession(store, [d for d in catalog.decks if d.id == "ui-sample"], clock=harness.clock)
+    for rating in (3, 3, 1):  # the second deck never reviewed: its track is not started
+        assert session.next() is not None
+        session.answer(rating, 1000)
+    # Two items of the sample deck mastered (as the store's scheduler would leave them after weeks).
+    with store.conn:
+        store.conn.execute("UPDATE items SET state = 'review', stability = ? WHERE id IN "
+                           "(SELECT id FROM items WHERE deck_id = 'ui-sample' ORDER BY id LIMIT 2)",
+                           (MASTERY_STABILITY_DAYS + 1,))
+    store.close()
+    services = Services(location, clock=harness.clock)
+    harness._services.append(services)
+    release = threading.Event()
+    load_warnings = services.load_warnings
+
+    def held_back() -> list[str]:
+        release.wait(60)  # the catalog waits until the tracks drawn without it are checked
+        return load_warnings()
+
+    services.load_warnings = held_back
+    app = StudyApp(services, load_config(harness.home), Start("home"))
+    try:
+        async with app.run_test(size=(110, 30)) as pilot:
+            await wait_for_text(pilot, "Next: ")
+            home = app.screen
+            assert not home.loaded and services.loaded_catalog is None
+            first = ([dict(t) for t in home.tracks], home._next_step)
+            drawn = str(home.query_one("#home-tracks").render())
+            release.set()
+            await wait_for(pilot, lambda: home.loaded, "the tracks from the catalog")
+            await pilot.pause()
+            assert ([dict(t) for t in home.tracks], home._next_step) == first
+            assert str(home.query_one("#home-tracks").render()) == drawn
+            basics, more = first[0]
+            assert basics["mastered_facts"] >= 1 and basics["status"] == "on track"
+            assert more["status"] == "not started" and first[1]["deck"] == "ui-sample"
+            assert "Sample basics" in drawn and "Next: " in drawn
+    finally:
+        release.set()
+
+
+def test_the_tracks_from_the_summary_wait_for_a_store_in_step(harness, tmp_path):
+    """Services.summary_tracks gives nothing while the store has not synced the summarised decks (its
+    items could be another deck's), then the very tracks the catalog's path gives."""
+    from studyapp.core.catalog import discover
+    from studyapp.core.settings import resolve
+    from studyapp.tui.services import Services
+
+    folder = deck_folder(tmp_path, TWO_TRACKS)
+    (folder / "second.yaml").write_text(
+        "schema: 1\nid: second\ntitle: Second deck\ncards:\n  - {id: one, type: basic, front: A?, back: B}\n",
+        encoding="utf-8")
+    location = resolve(str(harness.home), None, [str(folder)], environ={})
+    discover(location.deck_dirs, cache_file=location.home / "cache" / "decks.pickle")  # writes the summary
+    services = Services(location, clock=harness.clock)
+    harness._services.append(services)
+    summary = services.deck_summary()
+    assert summary is not None and {d.id for d in summary.decks} >= {"ui-sample", "second"}
+    assert services.summary_tracks(summary) is None  # the store never synced them
+    rows = services.overview().deck_progress(spans=False)  # syncs every deck
+    tracks, next_step = services.tracks(rows)
+    assert [t["id"] for t in tracks] == ["basics", "more"] and next_step is not None
+    assert services.summary_tracks(summary) == (tracks, next_step)

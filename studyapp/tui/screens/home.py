@@ -133,6 +133,10 @@ class HomeScreen(AppScreen):
                 counted = services.counted_rows(summary, rows)
                 if counted is not None:
                     self.app.call_from_thread(self._drawn_first, counted, warnings)
+                    # The curriculum's tracks too, from the summary's facts and the store's mastered keys.
+                    first_tracks = services.summary_tracks(summary)
+                    if first_tracks is not None:
+                        self.app.call_from_thread(self._tracks_first, *first_tracks)
             warnings = services.load_warnings()
             overview = services.overview()
             with services.lock:
@@ -185,6 +189,14 @@ class HomeScreen(AppScreen):
         self.query_one("#deck-table", DataTable).display = True
         self._show_status(rows)
         self.sync_bindings()
+
+    def _tracks_first(self, tracks: list[dict], next_step: dict | None) -> None:
+        """The tracks before the catalog (``Services.summary_tracks``): the catalog's draw them again, the same."""
+        if self.loaded:
+            return
+        self.tracks = tracks
+        self._next_step = next_step
+        self._show_tracks(tracks, next_step)
 
     def _show_warnings(self, warnings: list[str]) -> None:
         warning_box = self.query_one("#home-warnings", Static)
