@@ -1,0 +1,569 @@
+"""Each way a deck can be wrong, with the whole of what the learner is told: code, line, column,
+severity and message, and whether the deck still loads (a problem in a card leaves the rest of the deck)."""
+
+import pytest
+
+from studyapp.core.loader import load_deck
+
+SEED = ("The cache avoids repeated graph construction. Buckets merge gradients into one call. "
+        "RDMA is remote direct memory access.\n")
+H1 = "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\ncards:\n"
+H2 = "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en]\nseed: ../seeds/s.md\ncards:\n"
+OK = "  - {id: ok, type: basic, front: What does the cache avoid?, back: graph construction, source: The cache avoids}\n"
+
+
+def card(body, header=H1):
+    return header + OK + f"  - {{id: c, {body}, source: The cache avoids}}\n"
+
+
+CASES = {
+    # the deck as a whole
+    "top-level-list": "- a\n- b\n",
+    "top-level-scalar": "just words\n",
+    "schema-3": "schema: 3\nid: d\ntitle: D\ncards: []\n",
+    "schema-text": "schema: one\nid: d\ntitle: D\ncards: []\n",
+    "no-title-no-cards": "schema: 1\nid: d\nseed: ../seeds/s.md\n",
+    "no-id": "schema: 1\ntitle: D\ncards: []\n",
+    "no-schema": "id: d\ntitle: D\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "schema-2-no-languages": "schema: 2\nid: d\ntitle: D\ncards: []\n",
+    "languages-not-list": "schema: 2\nid: d\ntitle: D\nlanguages: zh\ncards: []\n",
+    "languages-empty": "schema: 2\nid: d\ntitle: D\nlanguages: []\ncards: []\n",
+    "language-bad": "schema: 2\nid: d\ntitle: D\nlanguages: [zh, English]\ncards: []\n",
+    "language-number": "schema: 2\nid: d\ntitle: D\nlanguages: [zh, 12]\ncards: []\n",
+    "language-twice": "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en, zh]\ncards: []\n",
+    "deck-id-not-slug": "schema: 1\nid: My Deck\ntitle: D\ncards: []\n",
+    "deck-id-list": "schema: 1\nid: [d]\ntitle: D\ncards: []\n",
+    "deck-id-empty": "schema: 1\nid: ''\ntitle: D\ncards: []\n",
+    "deck-id-true": "schema: 1\nid: true\ntitle: D\ncards: []\n",
+    "deck-id-number": "schema: 1\nid: 42\ntitle: D\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "unknown-deck-key-close": "schema: 1\nid: d\ntitel: D\ntitle: D\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "unknown-deck-key-far": "schema: 1\nid: d\ntitle: D\nzzz: 1\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "title-list": "schema: 1\nid: d\ntitle: [D]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "title-null": "schema: 1\nid: d\ntitle:\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "description-blank": "schema: 1\nid: d\ntitle: D\ndescription: '  '\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "tags-space": "schema: 1\nid: d\ntitle: D\ntags: [ok, two words, x y]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "tags-mapping": "schema: 1\nid: d\ntitle: D\ntags: [{a: 1}]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "tags-empty-entry": "schema: 1\nid: d\ntitle: D\ntags: [ok, '']\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "tags-one-string": "schema: 1\nid: d\ntitle: D\ntags: a b\nseed: ../seeds/s.md\ncards:\n" + OK,
+    # the seed
+    "seed-absolute": "schema: 1\nid: d\ntitle: D\nseed: /etc/passwd\ncards:\n" + OK,
+    "seed-climbs": "schema: 1\nid: d\ntitle: D\nseed: ../../outside.md\ncards:\n" + OK,
+    "seed-missing": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/none.md\ncards:\n" + OK,
+    "seed-folder": "schema: 1\nid: d\ntitle: D\nseed: ../seeds\ncards:\n" + OK,
+    "seed-latin1": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/latin1.md\ncards:\n" + OK,
+    "no-seed": "schema: 1\nid: d\ntitle: D\ncards:\n  - {id: a, type: basic, front: Q?, back: A}\n",
+    "seed-null": "schema: 1\nid: d\ntitle: D\nseed:\ncards:\n  - {id: a, type: basic, front: Q?, back: A}\n",
+    "seed-hash-bad": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: abc\ncards:\n" + OK,
+    "seed-hash-list": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: [abc]\ncards:\n" + OK,
+    "seed-hash-stale-verbatim": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n" + OK,
+    "seed-hash-stale-one": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n" + OK
+        + "  - {id: m, type: basic, front: What merges?, back: Buckets, source: Buckets merge the gradients into one call}\n",
+    "seed-hash-stale-two": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n" + OK
+        + "  - {id: m, type: basic, front: What merges?, back: Buckets, source: Buckets merge the gradients into one call}\n"
+        + "  - {id: v, type: basic, front: What is new?, back: Nothing, source: Quantum entanglement speeds up training}\n",
+    "min-coverage-bad": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nmin_coverage: lots\ncards:\n" + OK,
+    # the cards list
+    "cards-mapping": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\ncards: {a: 1}\n",
+    "cards-empty": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\ncards: []\n",
+    "card-scalar": H1 + OK + "  - just text\n",
+    "card-list": H1 + OK + "  - [a, b]\n",
+    "card-no-id": H1 + OK + "  - {type: basic, front: Why?, back: Because, source: The cache avoids}\n",
+    "card-id-not-slug": card("type: basic, front: Why?, back: Because").replace("id: c,", "id: Card One,"),
+    "card-id-list": card("type: basic, front: Why?, back: Because").replace("id: c,", "id: [c],"),
+    "card-no-type": card("front: Why?, back: Because"),
+    "card-type-close": card("type: basik, front: Why?, back: Because"),
+    "card-type-far": card("type: zzz, front: Why?, back: Because"),
+    "card-type-number": card("type: 3, front: Why?, back: Because"),
+    "card-key-close": card("type: basic, fornt: Why?, back: Because"),
+    "card-key-far": card("type: basic, front: Why?, back: Because, zzz: 1"),
+    "card-key-other-type": card("type: basic, front: Why?, back: Because, choices: [a, b]"),
+    "card-no-source": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because}\n",
+    "card-front-list": card("type: basic, front: [Why?], back: Because"),
+    "card-front-number": card("type: basic, front: 12, back: Because"),
+    "card-back-true": card("type: basic, front: Why?, back: yes"),
+    "card-source-mapping": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because, source: {zh: a}}\n",
+    "card-source-empty-entry": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because, source: [The cache avoids, '']}\n",
+    "card-source-not-verbatim": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because, source: The cache avoid repeated graphs}\n",
+    "card-source-list-two": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because, source: [The cache avoids, RDMA is remote memory]}\n",
+    "card-revision-zero": card("type: basic, front: Why?, back: Because, revision: 0"),
+    "card-revision-true": card("type: basic, front: Why?, back: Because, revision: true"),
+    "card-revision-text": card("type: basic, front: Why?, back: Because, revision: two"),
+    "card-tags-space": card("type: basic, front: Why?, back: Because, tags: [a b]"),
+    "card-accept-mapping": card("type: basic, front: Why?, back: Because, accept: [{a: 1}]"),
+    "card-related-self": card("type: basic, front: Why?, back: Because, related: [c]"),
+    "card-related-close": card("type: basic, front: Why?, back: Because, related: [okk]"),
+    "card-related-far": card("type: basic, front: Why?, back: Because, related: [zzzzz]"),
+    "card-related-list-mapping": card("type: basic, front: Why?, back: Because, related: [{a: 1}]"),
+    "card-duplicate-id": H1 + OK + "  - {id: ok, type: basic, front: Other?, back: Because, source: The cache avoids}\n",
+    "card-duplicate-question": card("type: basic, front: 'what does the CACHE avoid', back: Because"),
+    "card-duplicate-statement": H1 + "  - {id: t1, type: truefalse, statement: The cache avoids it, answer: true, source: The cache avoids}\n"
+        + "  - {id: t2, type: truefalse, statement: the cache avoids it., answer: false, source: The cache avoids}\n",
+    "card-answer-leak": card("type: basic, front: Does the cache avoid graph construction?, back: graph construction"),
+    "card-reverse-leak": card("type: reverse, front: RDMA, back: RDMA access"),
+    "card-choice-leak": card("type: choice, front: Is it the cache or FX?, choices: [the cache, FX], answer: the cache"),
+    "card-reverse-long": card("type: reverse, front: one two three four five six seven, back: RDMA"),
+    # type by type
+    "truefalse-text": card("type: truefalse, statement: The cache avoids work, answer: 'yes'"),
+    "truefalse-no-answer": card("type: truefalse, statement: The cache avoids work"),
+    "choice-not-list": card("type: choice, front: Which?, choices: a, answer: a"),
+    "choice-one": card("type: choice, front: Which?, choices: [a], answer: a"),
+    "choice-seven": card("type: choice, front: Which?, choices: [a, b, c, d, e, f, g], answer: a"),
+    "choice-twice": card("type: choice, front: Which?, choices: [a, b, a, b], answer: a"),
+    "choice-option-list": card("type: choice, front: Which?, choices: [a, [b]], answer: a"),
+    "choice-answer-list": card("type: choice, front: Which?, choices: [a, b], answer: [a]"),
+    "choice-answer-elsewhere": card("type: choice, front: Which?, choices: [a, b], answer: c"),
+    "choice-answer-number": card("type: choice, front: Which?, choices: [1, 2], answer: 2"),
+    "choice-feedback-list": card("type: choice, front: Which?, choices: [a, b], answer: a, feedback: [b]"),
+    "choice-feedback-unknown": card("type: choice, front: Which?, choices: [a, b], answer: a, feedback: {c: no}"),
+    "choice-feedback-number": card("type: choice, front: Which?, choices: [a, b], answer: a, feedback: {b: 3}"),
+    "choice-feedback-blank": card("type: choice, front: Which?, choices: [a, b], answer: a, feedback: {b: ' '}"),
+    "choice-no-choices": card("type: choice, front: Which?, answer: a"),
+    "cloze-nested": card('type: cloze, text: "A {{c1::b {{c2::c}} d}}"'),
+    "cloze-close-first": card('type: cloze, text: "A }} b {{c1::c}}"'),
+    "cloze-never-closed": card('type: cloze, text: "A {{c1::b"'),
+    "cloze-none": card('type: cloze, text: "A b c"'),
+    "cloze-empty": card('type: cloze, text: "A {{c1:: }} b {{c2::}}"'),
+    "cloze-zero": card('type: cloze, text: "A {{c0::b}}"'),
+    "cloze-stray": card('type: cloze, text: "A {{c1::b}} {{x}}"'),
+    "cloze-text-list": card("type: cloze, text: [a]"),
+    # schema 2
+    "bi-unknown-language": card('type: basic, front: {zh: "为什么", en: Why, fr: Pourquoi}, back: Because', H2),
+    "bi-missing-language": card('type: basic, front: {zh: "为什么"}, back: Because', H2),
+    "bi-front-list": card("type: basic, front: [Why], back: Because", H2),
+    "bi-front-null-text": card('type: basic, front: {zh: "为什么", en: }, back: Because', H2),
+    "bi-untranslated-han": card('type: basic, front: "为什么要这样做", back: Because', H2),
+    "bi-untranslated-latin": card("type: basic, front: Why does the cache avoid it?, back: Because", H2),
+    "bi-term-ok": card("type: basic, front: What is RDMA?, back: Because", H2),
+    "bi-answer-other-language": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}], answer: B', H2),
+    "bi-answer-elsewhere": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}], answer: C', H2),
+    "bi-answer-list": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}], answer: [C]', H2),
+    "bi-choice-twice-in-en": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: A}], answer: "甲"', H2),
+    "bi-feedback-other-language": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}], answer: "甲", feedback: {B: {zh: "不", en: No}}', H2),
+    "bi-feedback-number": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}], answer: "甲", feedback: {"乙": [x]}', H2),
+    "bi-cloze-differ": card('type: cloze, text: {zh: "{{c1::甲}}与{{c2::乙}}", en: "{{c1::A}} and B"}', H2),
+    "bi-cloze-one-bad": card('type: cloze, text: {zh: "{{c1::甲}}", en: "A and B"}', H2),
+    "bi-accept-unknown-language": card('type: basic, front: Why, back: Because, accept: {zh: ["因为"], fr: [car]}', H2),
+    "bi-accept-entry-list": card('type: basic, front: Why, back: Because, accept: {zh: [["因为"]], en: [x]}', H2),
+    "bi-title-list": "schema: 2\nid: d\ntitle: [D]\nlanguages: [zh, en]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "bi-one-language-long": "schema: 2\nid: d\ntitle: D\nlanguages: [en]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "bi-en-first-han": "schema: 2\nid: d\ntitle: D\nlanguages: [en, zh]\nseed: ../seeds/s.md\ncards:\n"
+        + '  - {id: c, type: basic, front: "为什么要这样做", back: Because, source: The cache avoids}\n',
+    "bi-ja-zh-han": "schema: 2\nid: d\ntitle: D\nlanguages: [ja, zh]\nseed: ../seeds/s.md\ncards:\n"
+        + '  - {id: c, type: basic, front: "为什么要这样做", back: Because, source: The cache avoids}\n',
+    "bi-ja-zh-latin": "schema: 2\nid: d\ntitle: D\nlanguages: [ja, zh]\nseed: ../seeds/s.md\ncards:\n"
+        + '  - {id: c, type: basic, front: Why does the cache avoid it?, back: Because, source: The cache avoids}\n',
+}
+
+# name -> (the deck loads, [(code, line, column, severity, message)]); TMP is the folder holding
+# decks/ and seeds/, PARENT the one above it
+EXPECTED = {
+    'top-level-list': (False, [
+        ('not-a-mapping', 1, 1, 'error', 'the top level of a deck must be a mapping (schema:, id:, cards: ...), not a list'),
+    ]),
+    'top-level-scalar': (False, [
+        ('not-a-mapping', 1, 1, 'error', 'the top level of a deck must be a mapping (schema:, id:, cards: ...), not a single value'),
+    ]),
+    'schema-3': (False, [
+        ('schema-version', 1, 9, 'error', "schema 3 is not one this version reads; use 'schema: 1' or, for a deck in several languages, 'schema: 2'"),
+    ]),
+    'schema-text': (False, [
+        ('schema-version', 1, 9, 'error', "schema 'one' is not one this version reads; use 'schema: 1' or, for a deck in several languages, 'schema: 2'"),
+    ]),
+    'no-title-no-cards': (True, [
+        ('missing-field', 1, 1, 'error', "the deck has no 'title'; add it"),
+        ('missing-field', 1, 1, 'error', "the deck has no 'cards'; add it"),
+    ]),
+    'no-id': (False, [
+        ('missing-field', 1, 1, 'error', "the deck has no 'id'; add it"),
+    ]),
+    'no-schema': (True, [
+        ('missing-field', 1, 1, 'error', "the deck has no 'schema'; add it"),
+    ]),
+    'schema-2-no-languages': (False, [
+        ('missing-field', 1, 1, 'error', "the deck has no 'languages'; add it such as 'languages: [zh, en]' (the first is the primary)"),
+    ]),
+    'languages-not-list': (False, [
+        ('wrong-type', 4, 12, 'error', "'languages' must be a list of language codes such as [zh, en], the primary first"),
+    ]),
+    'languages-empty': (False, [
+        ('wrong-type', 4, 12, 'error', "'languages' must be a list of language codes such as [zh, en], the primary first"),
+    ]),
+    'language-bad': (False, [
+        ('bad-language', 4, 17, 'error', "'English' is not a language code; use a code such as zh or en"),
+    ]),
+    'language-number': (False, [
+        ('bad-language', 4, 17, 'error', '12 is not a language code; use a code such as zh or en'),
+    ]),
+    'language-twice': (False, [
+        ('duplicate-language', 4, 21, 'error', "language 'zh' is listed twice in 'languages'"),
+    ]),
+    'deck-id-not-slug': (False, [
+        ('bad-slug', 2, 5, 'error', "deck id 'My Deck' is not a slug: use lowercase letters, digits and single hyphens"),
+    ]),
+    'deck-id-list': (False, [
+        ('wrong-type', 2, 5, 'error', "'id' must be text, not a list"),
+    ]),
+    'deck-id-empty': (False, [
+        ('empty', 2, 5, 'error', "'id' is empty; write the text"),
+    ]),
+    'deck-id-true': (False, [
+        ('wrong-type', 2, 5, 'error', "'id' must be text, not a boolean"),
+    ]),
+    'deck-id-number': (True, []),
+    'unknown-deck-key-close': (True, [
+        ('unknown-key', 3, 1, 'error', "unknown key 'titel' in deck; did you mean 'title'?"),
+    ]),
+    'unknown-deck-key-far': (True, [
+        ('unknown-key', 4, 1, 'error', "unknown key 'zzz' in deck; allowed: cards, description, id, min_coverage, schema, seed, seed_hash, tags, title"),
+    ]),
+    'title-list': (True, [
+        ('wrong-type', 3, 8, 'error', "'title' must be text, not a list"),
+    ]),
+    'title-null': (True, [
+        ('wrong-type', 3, 7, 'error', "'title' must be text, not nothing (null)"),
+    ]),
+    'description-blank': (True, [
+        ('empty', 4, 14, 'error', "'description' is empty; write the text"),
+    ]),
+    'tags-space': (True, [
+        ('bad-tag', 4, 7, 'error', "tag 'two words' contains a space; use hyphens"),
+        ('bad-tag', 4, 7, 'error', "tag 'x y' contains a space; use hyphens"),
+    ]),
+    'tags-mapping': (True, [
+        ('wrong-type', 4, 8, 'error', "'tags' must hold text, not a mapping"),
+    ]),
+    'tags-empty-entry': (True, [
+        ('empty', 4, 12, 'error', "'tags' holds an empty entry; remove it or write the text"),
+    ]),
+    'tags-one-string': (True, [
+        ('bad-tag', 4, 7, 'error', "tag 'a b' contains a space; use hyphens"),
+    ]),
+    'seed-absolute': (False, [
+        ('seed-outside', 4, 7, 'error', "seed path '/etc/passwd' is absolute; give it relative to this deck file; the deck was not loaded"),
+    ]),
+    'seed-climbs': (False, [
+        ('seed-outside', 4, 7, 'error', "seed path '../../outside.md' leads to PARENT/outside.md, outside TMP; seeds must lie within the folder that holds the deck's folder; the deck was not loaded"),
+    ]),
+    'seed-missing': (True, [
+        ('missing-seed', 4, 7, 'error', "seed file '../seeds/none.md' does not exist (looked for TMP/seeds/none.md)"),
+    ]),
+    'seed-folder': (True, [
+        ('missing-seed', 4, 7, 'error', "seed file '../seeds' cannot be read: it is not a regular file (a FIFO, a device or a folder)"),
+    ]),
+    'seed-latin1': (True, [
+        ('missing-seed', 4, 7, 'error', "seed file '../seeds/latin1.md' cannot be read: it is not UTF-8 text"),
+    ]),
+    'no-seed': (True, [
+        ('no-source', 2, 5, 'warning', "the deck names no source document ('seed:'), so there are no quotes to verify; add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked"),
+    ]),
+    'seed-null': (True, [
+        ('wrong-type', 4, 6, 'error', "'seed' must be text, not nothing (null)"),
+        ('missing-field', 6, 5, 'error', "the card has no 'source'; quote the passage of the seed it tests"),
+    ]),
+    'seed-hash-bad': (True, [
+        ('bad-seed-hash', 5, 12, 'error', "seed_hash 'abc' is not 'sha256:' and 64 hex digits; run 'studyapp check --accept-source DECK' to record the seed's hash"),
+    ]),
+    'seed-hash-list': (True, [
+        ('wrong-type', 5, 12, 'error', "'seed_hash' must be text, not a list"),
+    ]),
+    'seed-hash-stale-verbatim': (True, [
+        ('source-changed', 5, 12, 'error', "the seed changed since its hash was recorded (sha256:00000000..., now sha256:a7a77d8b...); every card's quotes are still verbatim in it; once you have looked, run 'studyapp check --accept-source d' to record the new hash"),
+    ]),
+    'seed-hash-stale-one': (True, [
+        ('quote-moved', 8, 70, 'error', "card 'm': the seed changed and its quote 'Buckets merge the gradients into one call' is no longer verbatim; the closest new passage is 'on. Buckets merge gradients into one call. RD'; quote that (or reword the card) if it still says the same"),
+        ('source-changed', 5, 12, 'error', "the seed changed since its hash was recorded (sha256:00000000..., now sha256:a7a77d8b...); 1 card quotes a passage that moved or vanished (listed); once you have looked, run 'studyapp check --accept-source d' to record the new hash"),
+    ]),
+    'seed-hash-stale-two': (True, [
+        ('quote-moved', 8, 70, 'error', "card 'm': the seed changed and its quote 'Buckets merge the gradients into one call' is no longer verbatim; the closest new passage is 'on. Buckets merge gradients into one call. RD'; quote that (or reword the card) if it still says the same"),
+        ('quote-vanished', 9, 70, 'error', "card 'v': the seed changed and its quote 'Quantum entanglement speeds up training' is gone; the closest new passage is 'The cache avoids repeated graph constructio'; if the statement was removed, remove or rewrite the card"),
+        ('source-changed', 5, 12, 'error', "the seed changed since its hash was recorded (sha256:00000000..., now sha256:a7a77d8b...); 2 cards quote passages that moved or vanished (listed); once you have looked, run 'studyapp check --accept-source d' to record the new hash"),
+    ]),
+    'min-coverage-bad': (True, [
+        ('bad-share', 5, 15, 'error', "min_coverage 'lots' is not a share: write it as 80% or 0.8 (above 0, at most 100%)"),
+    ]),
+    'cards-mapping': (True, [
+        ('wrong-type', 5, 8, 'error', "'cards' must be a list of cards, not a mapping"),
+    ]),
+    'cards-empty': (True, [
+        ('no-cards', 5, 8, 'warning', 'the deck has no cards yet; add one (or uncomment an example)'),
+    ]),
+    'card-scalar': (True, [
+        ('wrong-type', 7, 5, 'error', 'a card must be a mapping (id:, type:, ...), not text'),
+    ]),
+    'card-list': (True, [
+        ('wrong-type', 7, 5, 'error', 'a card must be a mapping (id:, type:, ...), not a list'),
+    ]),
+    'card-no-id': (True, [
+        ('missing-field', 7, 5, 'error', "the card has no 'id'; add a slug such as 'cache-layers'"),
+    ]),
+    'card-id-not-slug': (True, [
+        ('bad-slug', 7, 10, 'error', "card id 'Card One' is not a slug: use lowercase letters, digits and single hyphens"),
+    ]),
+    'card-id-list': (True, [
+        ('wrong-type', 7, 10, 'error', "'id' must be text, not a list"),
+    ]),
+    'card-no-type': (True, [
+        ('missing-field', 7, 5, 'error', "the card has no 'type'; use one of basic, reverse, cloze, choice, truefalse"),
+    ]),
+    'card-type-close': (True, [
+        ('unknown-type', 7, 19, 'error', "unknown card type 'basik'; did you mean 'basic'? (one of basic, reverse, cloze, choice, truefalse)"),
+    ]),
+    'card-type-far': (True, [
+        ('unknown-type', 7, 19, 'error', "unknown card type 'zzz' (one of basic, reverse, cloze, choice, truefalse)"),
+    ]),
+    'card-type-number': (True, [
+        ('unknown-type', 7, 19, 'error', 'unknown card type 3 (one of basic, reverse, cloze, choice, truefalse)'),
+    ]),
+    'card-key-close': (True, [
+        ('unknown-key', 7, 26, 'error', "unknown key 'fornt' in a basic card; did you mean 'front'?"),
+        ('missing-field', 7, 5, 'error', "a basic card needs 'front'; add it"),
+    ]),
+    'card-key-far': (True, [
+        ('unknown-key', 7, 54, 'error', "unknown key 'zzz' in a basic card; allowed: accept, back, explanation, front, id, related, revision, source, tags, type"),
+    ]),
+    'card-key-other-type': (True, [
+        ('field-not-for-type', 7, 54, 'error', "'choices' does not belong on a basic card; remove it"),
+    ]),
+    'card-no-source': (True, [
+        ('missing-field', 7, 5, 'error', "the card has no 'source'; quote the passage of the seed it tests"),
+    ]),
+    'card-front-list': (True, [
+        ('wrong-type', 7, 33, 'error', "'front' must be text, not a list"),
+    ]),
+    'card-front-number': (True, []),
+    'card-back-true': (True, [
+        ('wrong-type', 7, 45, 'error', "'back' must be text, not a boolean"),
+    ]),
+    'card-source-mapping': (True, [
+        ('wrong-type', 7, 62, 'error', "'source' must hold text, not a mapping; source quotes stay verbatim in the seed's own language, never a mapping of languages"),
+    ]),
+    'card-source-empty-entry': (True, [
+        ('empty', 7, 81, 'error', "'source' holds an empty entry; remove it or write the text"),
+    ]),
+    'card-source-not-verbatim': (True, [
+        ('source-not-in-seed', 7, 62, 'error', "source quote 'The cache avoid repeated graphs' is not verbatim in the seed; the closest passage is 'The cache avoids repeated graph con'; copy it character for character"),
+    ]),
+    'card-source-list-two': (True, [
+        ('source-not-in-seed', 7, 62, 'error', "source quote 'RDMA is remote memory' is not verbatim in the seed; the closest passage is 'RDMA is remote direct mem'; copy it character for character"),
+    ]),
+    'card-revision-zero': (True, [
+        ('wrong-type', 7, 64, 'error', "'revision' must be a whole number from 1 up, not 0"),
+    ]),
+    'card-revision-true': (True, [
+        ('wrong-type', 7, 64, 'error', "'revision' must be a whole number from 1 up, not True"),
+    ]),
+    'card-revision-text': (True, [
+        ('wrong-type', 7, 64, 'error', "'revision' must be a whole number from 1 up, not 'two'"),
+    ]),
+    'card-tags-space': (True, [
+        ('bad-tag', 7, 60, 'error', "tag 'a b' contains a space; use hyphens"),
+    ]),
+    'card-accept-mapping': (True, [
+        ('wrong-type', 7, 63, 'error', "'accept' must hold text, not a mapping"),
+    ]),
+    'card-related-self': (True, [
+        ('related-self', 7, 63, 'error', "card 'c' names itself in 'related'; remove it"),
+    ]),
+    'card-related-close': (True, [
+        ('related-unknown', 7, 63, 'error', "card 'c' is related to 'okk', which is no card of this deck; did you mean 'ok'?"),
+    ]),
+    'card-related-far': (True, [
+        ('related-unknown', 7, 63, 'error', "card 'c' is related to 'zzzzz', which is no card of this deck"),
+    ]),
+    'card-related-list-mapping': (True, [
+        ('wrong-type', 7, 64, 'error', "'related' must hold text, not a mapping"),
+    ]),
+    'card-duplicate-id': (True, [
+        ('duplicate-card-id', 7, 10, 'error', "card id 'ok' is already used at line 6; card ids must be unique in a deck"),
+    ]),
+    'card-duplicate-question': (True, [
+        ('duplicate-question', 7, 33, 'error', "card 'c' asks the same question as card 'ok' (line 6); reword or remove one"),
+    ]),
+    'card-duplicate-statement': (True, [
+        ('duplicate-question', 7, 42, 'error', "card 't2' asks the same question as card 't1' (line 6); reword or remove one"),
+        ('truefalse-share', 2, 5, 'warning', "2 of the deck's 2 cards (100%) are true/false, above a quarter (0 at most); keep those that target a real misconception and turn the others into questions that ask why or compare"),
+    ]),
+    'card-answer-leak': (True, [
+        ('answer-leak', 7, 33, 'warning', "card 'c': the answer 'graph construction' appears in its own question; reword the question"),
+    ]),
+    'card-reverse-leak': (True, [
+        ('answer-leak', 7, 47, 'warning', "card 'c': the answer 'RDMA' appears in its own question; reword the question"),
+    ]),
+    'card-choice-leak': (True, [
+        ('answer-leak', 7, 34, 'warning', "card 'c': the answer 'the cache' appears in its own question; reword the question"),
+    ]),
+    'card-reverse-long': (True, [
+        ('reverse-long-side', 7, 35, 'warning', "card 'c': the reverse card's front 'one two three four five six seven' is 7 words long, more than a short phrase (6 words, two Chinese characters counting as one); a reverse card pairs two terms: make it a basic card"),
+    ]),
+    'truefalse-text': (True, [
+        ('wrong-type', 7, 72, 'error', "a truefalse answer must be true or false (a YAML boolean), not 'yes'"),
+    ]),
+    'truefalse-no-answer': (True, [
+        ('missing-field', 7, 5, 'error', "a truefalse card needs 'answer'; add it"),
+    ]),
+    'choice-not-list': (True, [
+        ('wrong-type', 7, 51, 'error', "'choices' must be a list of options, not text"),
+    ]),
+    'choice-one': (True, [
+        ('choice-count', 7, 51, 'error', 'a choice card needs 2 to 6 options, this one has 1'),
+    ]),
+    'choice-seven': (True, [
+        ('choice-count', 7, 51, 'error', 'a choice card needs 2 to 6 options, this one has 7'),
+    ]),
+    'choice-twice': (True, [
+        ('duplicate-choice', 7, 58, 'error', "option 'a' is listed twice"),
+        ('duplicate-choice', 7, 61, 'error', "option 'b' is listed twice"),
+    ]),
+    'choice-option-list': (True, [
+        ('wrong-type', 7, 55, 'error', "'choices' must be text, not a list"),
+    ]),
+    'choice-answer-list': (True, [
+        ('wrong-type', 7, 67, 'error', 'a choice answer must be the text of one option, not a list'),
+    ]),
+    'choice-answer-elsewhere': (True, [
+        ('answer-not-in-choices', 7, 67, 'error', "answer 'c' is not one of the choices; copy the option's text exactly"),
+    ]),
+    'choice-answer-number': (True, []),
+    'choice-feedback-list': (True, [
+        ('wrong-type', 7, 80, 'error', "'feedback' must map options to why they are wrong"),
+    ]),
+    'choice-feedback-unknown': (True, [
+        ('feedback-unknown-choice', 7, 81, 'error', "feedback for 'c', which is not one of the choices"),
+    ]),
+    'choice-feedback-number': (True, [
+        ('wrong-type', 7, 84, 'error', "feedback for 'b' must be text"),
+    ]),
+    'choice-feedback-blank': (True, [
+        ('wrong-type', 7, 84, 'error', "feedback for 'b' must be text"),
+    ]),
+    'choice-no-choices': (True, [
+        ('missing-field', 7, 5, 'error', "a choice card needs 'choices'; add it"),
+    ]),
+    'cloze-nested': (True, [
+        ('cloze-nested', 7, 32, 'error', 'a cloze deletion is nested inside another; Anki cannot show nested deletions'),
+    ]),
+    'cloze-close-first': (True, [
+        ('cloze-unbalanced', 7, 32, 'error', "'}}' closes a deletion that was never opened"),
+    ]),
+    'cloze-never-closed': (True, [
+        ('cloze-unbalanced', 7, 32, 'error', "a '{{' is never closed with '}}'"),
+    ]),
+    'cloze-none': (True, [
+        ('cloze-none', 7, 32, 'error', 'the cloze text has no deletion; mark one as {{c1::answer}}'),
+    ]),
+    'cloze-empty': (True, [
+        ('cloze-empty', 7, 32, 'error', 'deletion c1 is empty; put the hidden answer inside it'),
+        ('cloze-empty', 7, 32, 'error', 'deletion c2 is empty; put the hidden answer inside it'),
+    ]),
+    'cloze-zero': (True, [
+        ('cloze-number', 7, 32, 'error', 'cloze numbers start at c1'),
+    ]),
+    'cloze-stray': (True, [
+        ('cloze-unbalanced', 7, 32, 'error', 'braces that are not a {{cN::...}} deletion; write deletions as {{c1::answer}}'),
+    ]),
+    'cloze-text-list': (True, [
+        ('wrong-type', 7, 32, 'error', "'text' must be text, not a list"),
+    ]),
+    'bi-unknown-language': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('unknown-language', 8, 54, 'error', "'front' has a text in 'fr', which the deck does not declare (languages: zh, en); remove it or add it to 'languages'"),
+    ]),
+    'bi-missing-language': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('missing-language', 8, 33, 'error', '\'front\' has no \'en\' text; add en: "..." to the mapping (or write one plain string if the text is the same in every language)'),
+    ]),
+    'bi-front-list': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 33, 'error', '\'front\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
+    ]),
+    'bi-front-null-text': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 49, 'error', "'front.en' must be text, not nothing (null)"),
+    ]),
+    'bi-untranslated-han': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('untranslated-text', 8, 33, 'warning', '\'front\' is one plain string in Chinese, shown as is to en learners; write it as {zh: "...", en: "..."}'),
+    ]),
+    'bi-untranslated-latin': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('untranslated-text', 8, 33, 'warning', '\'front\' is one plain string of 6 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+    ]),
+    'bi-term-ok': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+    ]),
+    'bi-answer-other-language': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('answer-not-in-choices', 8, 97, 'error', "answer 'B' is the en text of an option; write its zh text, '乙'"),
+    ]),
+    'bi-answer-elsewhere': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('answer-not-in-choices', 8, 97, 'error', "answer 'C' is not one of the choices; copy the option's text in the primary language (zh) exactly"),
+    ]),
+    'bi-answer-list': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 97, 'error', 'a choice answer must be the text of one option in the primary language (zh), not a list'),
+    ]),
+    'bi-choice-twice-in-en': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('duplicate-choice', 8, 70, 'error', "option 'A' is listed twice in en"),
+    ]),
+    'bi-feedback-other-language': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('feedback-unknown-choice', 8, 113, 'error', "feedback for 'B', which is not one of the choices (key feedback by the option's zh text)"),
+    ]),
+    'bi-feedback-number': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 118, 'error', '\'feedback\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
+    ]),
+    'bi-cloze-differ': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('cloze-languages-differ', 8, 32, 'error', "the languages' texts hide different deletions (zh: c1, c2; en: c1); each language must have the same cloze numbers"),
+    ]),
+    'bi-cloze-one-bad': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('cloze-none', 8, 32, 'error', 'the cloze text has no deletion; mark one as {{c1::answer}}'),
+    ]),
+    'bi-accept-unknown-language': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('unknown-language', 8, 74, 'error', "'accept' has a text in 'fr', which the deck does not declare (languages: zh, en); remove it or add it to 'languages'"),
+        ('missing-language', 8, 61, 'error', '\'accept\' has no \'en\' text; add en: "..." to the mapping (or write one plain string if the text is the same in every language)'),
+    ]),
+    'bi-accept-entry-list': (True, [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 67, 'error', "'accept.zh' must hold text, not a list"),
+    ]),
+    'bi-title-list': (True, [
+        ('wrong-type', 3, 8, 'error', '\'title\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+    ]),
+    'bi-one-language-long': (True, []),
+    'bi-en-first-han': (True, [
+        ('untranslated-text', 7, 33, 'warning', '\'front\' is one plain string in Chinese, shown as is to en learners; write it as {en: "...", zh: "..."}'),
+    ]),
+    'bi-ja-zh-han': (True, []),
+    'bi-ja-zh-latin': (True, [
+        ('untranslated-text', 7, 33, 'warning', '\'front\' is one plain string of 6 words, shown untranslated to ja/zh learners (a plain string suits a term of up to 4 words); write it as {ja: "...", zh: "..."}'),
+    ]),
+}
+
+
+def test_every_case_has_its_expectation():
+    assert set(CASES) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_deck_gets_exactly_its_problems(tmp_path, name):
+    root = tmp_path / "t"
+    (root / "seeds").mkdir(parents=True)
+    (root / "decks").mkdir()
+    (root / "seeds" / "s.md").write_text(SEED, encoding="utf-8")
+    (root / "seeds" / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    path = root / "decks" / "d.yaml"
+    path.write_text(CASES[name], encoding="utf-8")
+    result = load_deck(path)
+    found = [(p.code, p.line, p.column, p.severity, p.message.replace(str(root), "TMP").replace(str(tmp_path), "PARENT"))
+             for p in result.problems]
+    loads, expected = EXPECTED[name]
+    assert found == expected
+    assert (result.deck is not None) is loads
+    assert all(p.path == str(path) for p in result.problems)
