@@ -567,3 +567,179 @@ def test_a_deck_gets_exactly_its_problems(tmp_path, name):
     assert found == expected
     assert (result.deck is not None) is loads
     assert all(p.path == str(path) for p in result.problems)
+
+
+# -- the YAML layer: what cannot be read as a deck at all, and warnings about the text --------------
+
+YAML_CASES = {
+    "tab-indent": b"schema: 1\nid: d\ncards:\n\t- a\n",
+    "syntax-context": b"schema: 1\nid: d\ntitle: [a, b\ncards: []\n",
+    "syntax-colon": b"schema: 1\nid: d: e\n",
+    "python-tag-scalar": b"schema: 1\nid: !!python/name:os.system d\n",
+    "python-tag-seq": b"schema: 1\nid: d\ntags: !!python/tuple [a]\n",
+    "custom-tag-map": b"schema: 1\nid: d\ntitle: !thing {a: 1}\n",
+    "set-tag": b"schema: 1\nid: d\ntags: !!set {a}\n",
+    "bad-int": b"schema: 1\nid: d\nrevision: !!int x\n",
+    "bad-timestamp": b"schema: 1\nid: d\nwhen: !!timestamp 2020-99-99\n",
+    "mapping-key": b"schema: 1\nid: d\n? [a, b]\n: c\n",
+    "mapping-key-map": b"schema: 1\nid: d\n{a: 1}: c\n",
+    "alias": b"schema: 1\nid: &x d\ntitle: *x\n",
+    "duplicate-key": b"schema: 1\nid: d\ntitle: A\ndescription: x\ntitle: B\ncards: []\n",
+    "control-character": b"schema: 1\nid: d\ntitle: \"a\\x1b]52;c;x\\x07b\"\ncards: []\n",
+    "binary": b"schema: 1\nid: d\n\x00\x01\n",
+    "latin1": b"schema: 1\nid: d\ntitle: caf\xe9\n",
+    "latin1-first-line": b"caf\xe9: 1\n",
+    "empty": b"",
+    "blank": b"  \n\n",
+    "document-end-only": b"---\n...\n",
+    "comment-only": b"# nothing\n",
+    "two-documents": b"schema: 1\n---\nschema: 1\n",
+    "depth-32": b"schema: 1\nid: d\nx: " + b"[" * 31 + b"]" * 31 + b"\n",
+    "depth-33": b"schema: 1\nid: d\nx: " + b"[" * 32 + b"]" * 32 + b"\n",
+    "depth-maps": b"schema: 1\nid: d\nx: " + b"{a: " * 32 + b"1" + b"}" * 32 + b"\n",
+    "depth-key": b"schema: 1\nid: d\n" + b"a:\n" + b"".join(b"  " * i + b"b:\n" for i in range(1, 32)) + b"  " * 32 + b"c: 1\n",
+    "bom": b"\xef\xbb\xbfschema: 1\nid: d\ntitle: D\ncards: []\n",
+    "depth-33-lists": b"schema: 1\nid: d\nx: " + b"[" * 33 + b"]" * 33 + b"\n",
+    "depth-2000": b"schema: 1\nid: d\nx: " + b"[" * 2000 + b"]" * 2000 + b"\n",
+    "tab-after-key": b"schema: 1\nid: d\ntitle:\n\tD\n",
+}
+
+YAML_EXPECTED = {
+    'tab-indent': (False, [
+        ('yaml-syntax', 4, 1, 'error', 'YAML syntax error: found character that cannot start any token (while scanning for the next token); indent with spaces, not tabs'),
+    ]),
+    'syntax-context': (False, [
+        ('yaml-syntax', 4, 6, 'error', "YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence)"),
+    ]),
+    'syntax-colon': (False, [
+        ('yaml-syntax', 2, 6, 'error', 'YAML syntax error: mapping values are not allowed in this context'),
+    ]),
+    'python-tag-scalar': (False, [
+        ('unsafe-tag', 2, 5, 'error', 'tag !!python/name:os.system is not allowed in decks; only plain text, numbers and booleans are'),
+    ]),
+    'python-tag-seq': (False, [
+        ('unsafe-tag', 3, 7, 'error', 'tag !!python/tuple is not allowed in decks'),
+    ]),
+    'custom-tag-map': (False, [
+        ('unsafe-tag', 3, 8, 'error', 'tag !thing is not allowed in decks'),
+    ]),
+    'set-tag': (False, [
+        ('unsafe-tag', 3, 7, 'error', 'tag !!set is not allowed in decks'),
+    ]),
+    'bad-int': (False, [
+        ('yaml-syntax', 3, 11, 'error', "cannot read the value 'x': invalid literal for int() with base 10: 'x'"),
+    ]),
+    'bad-timestamp': (False, [
+        ('yaml-syntax', 3, 7, 'error', "cannot read the value '2020-99-99': month must be in 1..12"),
+    ]),
+    'mapping-key': (False, [
+        ('bad-key', 3, 3, 'error', 'a mapping key must be a plain value'),
+    ]),
+    'mapping-key-map': (False, [
+        ('bad-key', 3, 1, 'error', 'a mapping key must be a plain value'),
+    ]),
+    'alias': (False, [
+        ('alias', 2, 5, 'error', 'anchors and aliases (&name, *name) are not allowed in decks; write the value out'),
+    ]),
+    'duplicate-key': (True, [
+        ('duplicate-key', 5, 1, 'error', "key 'title' appears twice in one mapping (first at line 3); YAML would silently keep only the last; remove one"),
+        ('no-cards', 6, 8, 'warning', 'the deck has no cards yet; add one (or uncomment an example)'),
+        ('no-source', 2, 5, 'warning', "the deck names no source document ('seed:'), so there are no quotes to verify; add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked"),
+    ]),
+    'control-character': (True, [
+        ('control-character', 3, 8, 'warning', 'the text holds control characters (\\x1b, \\x07); a terminal obeys them (an escape sequence can set the clipboard or the window title), so studyapp shows them escaped; remove them from the deck'),
+        ('no-cards', 4, 8, 'warning', 'the deck has no cards yet; add one (or uncomment an example)'),
+        ('no-source', 2, 5, 'warning', "the deck names no source document ('seed:'), so there are no quotes to verify; add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked"),
+    ]),
+    'binary': (False, [
+        ('binary', 3, 1, 'error', 'this is a binary file, not a YAML deck'),
+    ]),
+    'latin1': (False, [
+        ('encoding', 3, 11, 'error', 'byte 0xe9 is not valid UTF-8; save the file as UTF-8'),
+    ]),
+    'latin1-first-line': (False, [
+        ('encoding', 1, 4, 'error', 'byte 0xe9 is not valid UTF-8; save the file as UTF-8'),
+    ]),
+    'empty': (False, [
+        ('empty-file', 1, 1, 'error', 'the file is empty; a deck needs at least schema, id, title, seed and cards'),
+    ]),
+    'blank': (False, [
+        ('empty-file', 1, 1, 'error', 'the file is empty; a deck needs at least schema, id, title, seed and cards'),
+    ]),
+    'document-end-only': (False, [
+        ('not-a-mapping', 1, 1, 'error', 'the top level of a deck must be a mapping (schema:, id:, cards: ...), not a single value'),
+    ]),
+    'comment-only': (False, [
+        ('empty-file', 1, 1, 'error', 'the file holds no YAML document'),
+    ]),
+    'two-documents': (False, [
+        ('yaml-syntax', 2, 1, 'error', 'YAML syntax error: but found another document (expected a single document in the stream)'),
+    ]),
+    'depth-32': (True, [
+        ('unknown-key', 3, 1, 'error', "unknown key 'x' in deck; allowed: cards, description, id, min_coverage, schema, seed, seed_hash, tags, title"),
+        ('missing-field', 1, 1, 'error', "the deck has no 'title'; add it"),
+        ('missing-field', 1, 1, 'error', "the deck has no 'cards'; add it"),
+        ('no-source', 2, 5, 'warning', "the deck names no source document ('seed:'), so there are no quotes to verify; add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked"),
+    ]),
+    'depth-33': (True, [
+        ('unknown-key', 3, 1, 'error', "unknown key 'x' in deck; allowed: cards, description, id, min_coverage, schema, seed, seed_hash, tags, title"),
+        ('missing-field', 1, 1, 'error', "the deck has no 'title'; add it"),
+        ('missing-field', 1, 1, 'error', "the deck has no 'cards'; add it"),
+        ('no-source', 2, 5, 'warning', "the deck names no source document ('seed:'), so there are no quotes to verify; add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked"),
+    ]),
+    'depth-maps': (False, [
+        ('too-deep', 3, 129, 'error', 'the document is nested more than 32 levels deep'),
+    ]),
+    'depth-key': (False, [
+        ('too-deep', 35, 65, 'error', 'the document is nested more than 32 levels deep'),
+    ]),
+    'bom': (True, [
+        ('no-cards', 4, 8, 'warning', 'the deck has no cards yet; add one (or uncomment an example)'),
+        ('no-source', 2, 5, 'warning', "the deck names no source document ('seed:'), so there are no quotes to verify; add 'seed: ../seeds/FILE.md' and quote it in each card's 'source' to have them checked"),
+    ]),
+    'depth-33-lists': (False, [
+        ('too-deep', 3, 36, 'error', 'the document is nested more than 32 levels deep'),
+    ]),
+    'depth-2000': (False, [
+        ('too-deep', 3, 1003, 'error', 'the document is nested too deeply'),
+    ]),
+    'tab-after-key': (False, [
+        ('yaml-syntax', 4, 1, 'error', 'YAML syntax error: found character that cannot start any token (while scanning for the next token); indent with spaces, not tabs'),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(YAML_CASES))
+def test_a_file_gets_exactly_its_yaml_problems(tmp_path, name):
+    assert set(YAML_CASES) == set(YAML_EXPECTED)
+    (tmp_path / "decks").mkdir()
+    path = tmp_path / "decks" / "d.yaml"
+    path.write_bytes(YAML_CASES[name])
+    result = load_deck(path)
+    loads, expected = YAML_EXPECTED[name]
+    assert [(p.code, p.line, p.column, p.severity, p.message) for p in result.problems] == expected
+    assert (result.deck is not None) is loads
+    assert all(p.path == str(path) for p in result.problems)
+
+
+def test_a_file_that_cannot_be_read_is_one_error_at_its_start(tmp_path):
+    missing = load_deck(tmp_path / "none.yaml")
+    assert [(p.code, p.line, p.column, p.message, p.path) for p in missing.problems] == [
+        ("unreadable", 1, 1, "cannot read the file: No such file or directory", str(tmp_path / "none.yaml"))]
+    folder = tmp_path / "folder.yaml"
+    folder.mkdir()
+    assert [(p.code, p.line, p.column, p.message, p.path) for p in load_deck(folder).problems] == [
+        ("unreadable", 1, 1, "cannot read the file: Is a directory", str(folder))]
+
+
+def test_a_file_over_16_mb_is_refused_by_its_size(tmp_path):
+    from studyapp.core.yamlsafe import MAX_FILE_BYTES
+
+    path = tmp_path / "big.yaml"
+    with open(path, "wb") as handle:  # sparse: no 16 MB written
+        handle.truncate(MAX_FILE_BYTES + 1)
+    assert [(p.code, p.line, p.column, p.message, p.path) for p in load_deck(path).problems] == [
+        ("too-large", 1, 1, "file is 16.0 MB, larger than the 16 MB a deck may be; split it into several decks", str(path))]
+    with open(path, "r+b") as handle:  # exactly at the cap: read (and found binary, being all zero bytes)
+        handle.truncate(MAX_FILE_BYTES)
+    assert [p.code for p in load_deck(path).problems] == ["binary"]

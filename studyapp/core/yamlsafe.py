@@ -114,7 +114,7 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
             finally:
                 loader.dispose()
         except yaml.MarkedYAMLError as error:
-            raise _syntax_error(error, path) from None
+            raise _syntax_error(error, path, text) from None
         except yaml.YAMLError as error:
             raise DeckLoadError(f"invalid YAML: {error}", path=path, line=1, column=1, code="yaml-syntax") from None
         except RecursionError:
@@ -157,14 +157,17 @@ def _refuse_too_many_nodes(text: str, path, limit: int | None = None) -> None:
         loader.dispose()
 
 
-def _syntax_error(error: yaml.MarkedYAMLError, path) -> DeckLoadError:
+def _syntax_error(error: yaml.MarkedYAMLError, path, text: str) -> DeckLoadError:
     mark = error.problem_mark or error.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     problem = error.problem or "invalid YAML"
     message = f"YAML syntax error: {problem}"
     if error.context:
         message += f" ({error.context})"
-    if "'\\t'" in problem or "tab" in problem:
+    # libyaml says "found character that cannot start any token" of a tab that starts a line without
+    # naming it: the character at the mark tells.
+    at_tab = mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t"
+    if at_tab or "tab" in problem:
         message += "; indent with spaces, not tabs"
     if "maximum nesting depth" in problem:
         return DeckLoadError("the document is nested too deeply", path=path, line=line, column=column, code="too-deep")
