@@ -1,0 +1,191 @@
+"""What a valid deck loads as: every field of every card type, the defaults of what is left out,
+and where each field was written (the positions messages point at)."""
+
+from pathlib import Path
+
+import pytest
+
+from studyapp.core.loader import SeedCache, content_hash, load_deck, read_seed_file, seed_body
+from studyapp.core.models import Card, CardText, Position
+
+SEED = "---\ntitle: t\n---\nThe cache has three layers. The top layer is AOTAutograd. Buckets merge gradients.\n"
+
+MONOLINGUAL = """\
+schema: 1
+id: values
+title: Values
+seed: ../seeds/s.md
+min_coverage: 80%
+cards:
+  - {id: b, type: basic, front: How many layers?, back: Three, source: The cache has three layers}
+  - {id: r, type: reverse, front: Top layer, back: AOTAutograd, accept: [aot], tags: [x, y], revision: 3,
+     source: [The top layer is AOTAutograd, The cache has three layers], explanation: Named after autograd., related: [b]}
+  - {id: z, type: cloze, text: "{{c2::Buckets}} merge {{c1::gradients}}", source: Buckets merge gradients}
+  - {id: c, type: choice, front: Which merges?, choices: [Buckets, Layers, 3], answer: 3,
+     feedback: {Layers: They stack., Buckets: They do.}, source: Buckets merge gradients}
+  - {id: t, type: truefalse, statement: Buckets split gradients., answer: true, source: Buckets merge gradients}
+"""
+
+BILINGUAL = """\
+schema: 2
+id: values
+title: {zh: "值", en: Values}
+description: {zh: "说明", en: About}
+languages: [zh, en]
+seed: ../seeds/s.md
+tags: [t1]
+cards:
+  - {id: b, type: basic, front: {zh: "几层？", en: How many layers?}, back: {zh: "三", en: Three},
+     accept: {zh: ["3"], en: [three, "3"]}, source: The cache has three layers}
+  - {id: c, type: choice, front: {zh: "哪个合并？", en: Which merges?}, choices: [{zh: "桶", en: Buckets}, {zh: "层", en: Layers}],
+     answer: "桶", feedback: {"层": {zh: "它们堆叠", en: They stack.}}, explanation: {zh: "桶合并", en: Buckets merge.},
+     source: Buckets merge gradients}
+  - {id: f, type: choice, front: {zh: "哪个？", en: Which?}, choices: [RDMA, TCP], answer: TCP, feedback: {RDMA: "否定"},
+     source: Buckets merge gradients}
+  - {id: t, type: truefalse, statement: {zh: "桶分裂梯度", en: Buckets split gradients}, answer: false, source: Buckets merge gradients}
+"""
+
+
+def load(tmp_path: Path, text: str, seed: str = SEED):
+    (tmp_path / "seeds").mkdir(exist_ok=True)
+    (tmp_path / "decks").mkdir(exist_ok=True)
+    (tmp_path / "seeds" / "s.md").write_text(seed, encoding="utf-8")
+    path = tmp_path / "decks" / "d.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_deck(path)
+
+
+def P(line, column):
+    return Position(line, column)
+
+
+def test_a_monolingual_deck_loads_every_field_and_the_defaults(tmp_path):
+    result = load(tmp_path, MONOLINGUAL)
+    assert result.problems == [] and result.card_entries == 5
+    deck = result.deck
+    assert (deck.id, deck.title, deck.description, deck.tags, deck.position) == ("values", "Values", "", (), P(2, 5))
+    assert (deck.path, deck.seed_path) == (tmp_path / "decks" / "d.yaml", (tmp_path / "seeds" / "s.md").resolve())
+    assert (deck.languages, deck.language, deck.seed_hash, deck.min_coverage) == ((), "", "", 0.8)
+    assert deck.key_positions == {"seed": P(4, 7), "min_coverage": P(5, 15)}
+    source = ("Buckets merge gradients",)
+    assert list(deck.cards) == [
+        # 'related' is made symmetric: r names b, so b names r
+        Card("b", "basic", ("The cache has three layers",), P(7, 5), front="How many layers?", back="Three",
+             related=("r",)),
+        Card("r", "reverse", ("The top layer is AOTAutograd", "The cache has three layers"), P(8, 5), front="Top layer",
+             back="AOTAutograd", accept=("aot",), explanation="Named after autograd.", tags=("x", "y"), revision=3,
+             related=("b",)),
+        Card("z", "cloze", source, P(10, 5), text="{{c2::Buckets}} merge {{c1::gradients}}"),
+        Card("c", "choice", source, P(11, 5), front="Which merges?", choices=("Buckets", "Layers", "3"), answer="3",
+             feedback={"Layers": "They stack.", "Buckets": "They do."}),
+        Card("t", "truefalse", source, P(13, 5), statement="Buckets split gradients.", answer=True),
+    ]
+    assert all(card.texts == {} and card.language == "" for card in deck.cards)
+    b, r, _, c, t = deck.cards
+    assert b.field_positions == {"id": P(7, 10), "type": P(7, 19), "front": P(7, 33), "back": P(7, 57), "source": P(7, 72)}
+    assert r.field_positions["source"] == P(9, 14) and r.field_positions["related"] == P(9, 119)
+    assert c.field_positions["feedback"] == P(12, 16) and t.field_positions["answer"] == P(13, 75)
+
+
+def test_a_bilingual_deck_loads_every_language(tmp_path):
+    result = load(tmp_path, BILINGUAL)
+    # the one plain string in Chinese shown to en learners is the only thing to say
+    assert [(p.code, p.line, p.column) for p in result.problems] == [("untranslated-text", 14, 111)]
+    deck = result.deck
+    assert (deck.id, deck.title, deck.description, deck.tags) == ("values", "值", "说明", ("t1",))
+    assert (deck.languages, deck.language, deck.min_coverage) == (("zh", "en"), "zh", None)
+    assert (deck.titles, deck.descriptions) == ({"zh": "值", "en": "Values"}, {"zh": "说明", "en": "About"})
+    assert deck.key_positions == {"seed": P(6, 7)}
+    b, c, f, t = deck.cards
+    assert b == Card("b", "basic", ("The cache has three layers",), P(9, 5), front="几层？", back="三", accept=("3",),
+                     language="zh")
+    assert b.texts == {"zh": CardText(front="几层？", back="三", accept=("3",)),
+                       "en": CardText(front="How many layers?", back="Three", accept=("three", "3"))}
+    # the answer and the feedback are written in the primary language; each language gets its own option's text
+    assert c == Card("c", "choice", ("Buckets merge gradients",), P(11, 5), front="哪个合并？", choices=("桶", "层"),
+                     answer="桶", feedback={"层": "它们堆叠"}, explanation="桶合并", language="zh")
+    assert c.texts["en"] == CardText(front="Which merges?", choices=("Buckets", "Layers"), answer="Buckets",
+                                     feedback={"Layers": "They stack."}, explanation="Buckets merge.")
+    # plain options and feedback are the same in every language
+    assert f.texts["en"] == CardText(front="Which?", choices=("RDMA", "TCP"), answer="TCP", feedback={"RDMA": "否定"})
+    assert (t.statement, t.answer, t.texts["en"].statement, t.texts["en"].answer) == (
+        "桶分裂梯度", False, "Buckets split gradients", False)
+    assert [card.in_language("en").front for card in (b, c)] == ["How many layers?", "Which merges?"]
+
+
+def test_an_untitled_deck_is_titled_by_its_id(tmp_path):
+    result = load(tmp_path, MONOLINGUAL.replace("title: Values\n", ""))
+    assert (result.deck.title, result.deck.description) == ("values", "")
+    bilingual = load(tmp_path, BILINGUAL.replace('title: {zh: "值", en: Values}\n', "").replace(
+        'description: {zh: "说明", en: About}\n', ""))
+    assert (bilingual.deck.titles, bilingual.deck.descriptions) == ({"zh": "values", "en": "values"}, {"zh": "", "en": ""})
+
+
+def test_a_card_with_an_error_is_left_out_and_the_rest_of_the_deck_kept(tmp_path):
+    result = load(tmp_path, MONOLINGUAL.replace("revision: 3", "revision: 0").replace("answer: true", "answer: maybe"))
+    assert [(p.code, p.line) for p in result.problems] == [("wrong-type", 8), ("wrong-type", 13)]
+    assert [card.id for card in result.deck.cards] == ["b", "z", "c"]
+    assert result.card_entries == 5
+    # r, left out, named b: b keeps no relation to a card that is not there
+    assert result.deck.cards[0].related == ()
+
+
+def test_a_relation_to_a_card_left_out_for_its_errors_is_not_unknown(tmp_path):
+    text = MONOLINGUAL.replace("related: [b]", "related: [t]").replace("answer: true", "answer: maybe")
+    result = load(tmp_path, text)
+    assert [p.code for p in result.problems] == ["wrong-type"]
+    assert {card.id: card.related for card in result.deck.cards}["r"] == ()
+
+
+def test_a_recorded_seed_hash_that_matches_is_kept_without_a_word(tmp_path):
+    recorded = content_hash(SEED)
+    result = load(tmp_path, MONOLINGUAL.replace("min_coverage: 80%\n", f"seed_hash: {recorded}\n"))
+    assert result.problems == []
+    assert result.deck.seed_hash == recorded and result.deck.key_positions["seed_hash"] == P(5, 12)
+
+
+def test_a_stale_hash_judges_quotes_only_against_the_changed_seed(tmp_path):
+    stale = "sha256:" + "0" * 64
+    # the quote is verbatim: only the hash is reported, no quote
+    result = load(tmp_path, MONOLINGUAL.replace("min_coverage: 80%\n", f"seed_hash: {stale}\n"))
+    assert [(p.code, p.line) for p in result.problems] == [("source-changed", 5)]
+    assert result.deck.seed_hash == stale
+
+
+def test_a_seed_hash_is_the_sha256_of_the_whole_file_as_sha256sum_prints_it():
+    assert content_hash("abc") == "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+@pytest.mark.parametrize(("text", "body"), [
+    ("---\ntitle: t\n---\nBody\n", "Body\n"),
+    ("---\ntitle: t\n---\n", ""),
+    ("---\ntitle: t\nBody\n", "---\ntitle: t\nBody\n"),  # never closed: no front matter
+    ("Body\n---\nx\n---\n", "Body\n---\nx\n---\n"),  # front matter only at the very start
+    ("---\n---\nBody", "---\n---\nBody"),  # the closing line is looked for after the opening one
+    ("---\nx\n---\n---\ny\n---\nBody", "---\ny\n---\nBody"),  # the first closing line ends it
+])
+def test_a_seeds_front_matter_is_left_out_of_its_body(text, body):
+    assert seed_body(text) == body
+
+
+def test_the_seed_cache_reads_each_file_once_and_remembers_why_it_could_not(tmp_path):
+    seed = tmp_path / "s.md"
+    seed.write_text("---\nt: 1\n---\nBody", encoding="utf-8")
+    cache = SeedCache()
+    assert cache.hash(seed) is None  # not read yet
+    assert cache.text(seed) == "Body"
+    assert cache.hash(seed) == content_hash("---\nt: 1\n---\nBody")
+    seed.write_text("changed", encoding="utf-8")
+    assert cache.read(seed) == "Body"
+    missing = tmp_path / "none.md"
+    assert cache.text(missing) is None
+    missing.write_text("now here", encoding="utf-8")
+    assert cache.text(missing) is None
+    assert cache.hash(missing) is None
+
+
+def test_a_seed_read_in_chunks_is_read_whole(tmp_path):
+    seed = tmp_path / "s.md"
+    text = "é" * (3 << 20)  # 6 MB of two-byte characters: several reads of 1 MB, some splitting a character
+    seed.write_text(text, encoding="utf-8")
+    assert read_seed_file(seed) == text
