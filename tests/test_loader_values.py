@@ -189,3 +189,44 @@ def test_a_seed_read_in_chunks_is_read_whole(tmp_path):
     text = "é" * (3 << 20)  # 6 MB of two-byte characters: several reads of 1 MB, some splitting a character
     seed.write_text(text, encoding="utf-8")
     assert read_seed_file(seed) == text
+
+
+@pytest.mark.parametrize(("question", "answer", "leaks"), [
+    ("What does the cache hold?", "cache", True),
+    ("What does the CACHE hold?", "the Cache", True),  # case and punctuation aside
+    ("What is cache_size for?", "cache", False),  # an underscore joins words: cache_size is one word
+    ("What is size_cache for?", "cache", False),
+    ("What does the cacheline hold?", "cache", False),
+    ("Is it a cache, or not?", "cache", True),
+    ("Is it a or b?", "a", False),  # one letter is too short to be looked for
+    ("Which is 42?", "42", True),
+    ("caches cache", "cache", True),  # a partial occurrence, then a whole one
+])
+def test_an_answer_leaks_into_its_question_only_as_whole_words(question, answer, leaks):
+    from studyapp.core.loader import _contains_phrase
+
+    assert _contains_phrase(question, answer) is leaks
+
+
+def test_a_quote_of_a_markdown_seed_matches_it_as_it_reads_or_as_it_is_written(tmp_path):
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "seeds" / "s.md").write_text("Multiply with `2*x*y` in **bold** code.\n", encoding="utf-8")
+    deck = ("schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\ncards:\n"
+            "  - {id: a, type: basic, front: How?, back: This, source: ['2*x*y', in bold code, 'in **bold** code']}\n")
+    (tmp_path / "decks" / "d.yaml").write_text(deck, encoding="utf-8")
+    # '2*x*y' reads as it is written in the code span, though as Markdown of its own it would read '2xy'
+    assert load_deck(tmp_path / "decks" / "d.yaml").problems == []
+    (tmp_path / "seeds" / "s.txt").write_text("Multiply with `2*x*y` in **bold** code.\n", encoding="utf-8")
+    (tmp_path / "decks" / "d.yaml").write_text(deck.replace("s.md", "s.txt"), encoding="utf-8")
+    # a plain-text seed is matched as it is written only
+    assert [p.message for p in load_deck(tmp_path / "decks" / "d.yaml").problems] == [
+        "source quote 'in bold code' is not verbatim in the seed; the closest passage is '*bold** code.\\n'; "
+        "copy it character for character"]
+
+
+def test_a_quote_of_an_empty_seed_has_no_closest_passage(tmp_path):
+    result = load(tmp_path, MONOLINGUAL, seed="")
+    assert {p.message for p in result.problems if p.code == "source-not-in-seed"} == {
+        f"source quote {quote!r} is not verbatim in the seed; the closest passage is ''; copy it character for character"
+        for quote in ("The cache has three layers", "The top layer is AOTAutograd", "Buckets merge gradients")}
