@@ -176,6 +176,12 @@ def _prepare(scratch: Path, target: Target, tests_override: list[str] | None) ->
     ])
     with open(scratch / "pyproject.toml", "a", encoding="utf-8") as handle:
         handle.write(config)
+    # a kept work directory may be collected after more commits: the figures belong to this one
+    (scratch / ".mutation-commit").write_text(_head(), encoding="utf-8")
+
+
+def _head() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
 _SHOW = """
@@ -313,8 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--collect needs --workdir")
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
     equivalent = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = _head()
+    if args.workdir and (args.workdir / ".mutation-commit").exists():
+        commit = (args.workdir / ".mutation-commit").read_text(encoding="utf-8").strip()
     chosen = [t for t in TARGETS if not args.only or t.name in args.only]
     if args.workdir and len(chosen) != 1:
         parser.error("--workdir holds one target's run: name it with --only")
