@@ -230,3 +230,31 @@ def test_a_quote_of_an_empty_seed_has_no_closest_passage(tmp_path):
     assert {p.message for p in result.problems if p.code == "source-not-in-seed"} == {
         f"source quote {quote!r} is not verbatim in the seed; the closest passage is ''; copy it character for character"
         for quote in ("The cache has three layers", "The top layer is AOTAutograd", "Buckets merge gradients")}
+
+
+@pytest.mark.parametrize(("quote", "seed", "closest"), [
+    # the passage the quote's longest common stretch aligns it with, four characters longer than the quote
+    ("Alpha betX", "Alpha beta. Alpha beta gamma.", "Alpha beta. Al"),
+    # the stretch starts inside the quote: the passage starts that much before it in the seed
+    ("Zz Alpha betX", "Alpha beta. Alpha beta gamma. more text here", "a. Alpha beta gam"),
+    ("Zz Alpha betX", "Alpha beta gamma", "Alpha beta gamma"),  # not before the seed's start
+])
+def test_the_closest_passage_is_aligned_on_the_longest_common_stretch(quote, seed, closest):
+    from studyapp.core.loader import _closest_passage
+
+    assert _closest_passage(quote, seed) == closest
+
+
+def test_the_closest_passage_of_a_long_quote_is_where_it_came_from():
+    from studyapp.core.loader import _closest_passage
+
+    intro = "Scheduling: these are notes on memory. "
+    body = ("The scheduler reads every review of a card, oldest first, and estimates its memory state from them; then "
+            "it picks the interval at which the chance of recalling the card falls to the desired retention, and rounds "
+            "it to whole days. ")
+    quote = body.replace("oldest first", "newest last").strip()
+    assert len(quote) >= 200  # where difflib's "popular characters" heuristic would apply, and is turned off
+    # aligned on the stretch after the reworded phrase, which is one character shorter
+    start = len(intro) + 1
+    assert _closest_passage(quote, intro + body + "Buckets merge gradients.") == (
+        intro + body + "Buckets merge gradients.")[start:start + len(quote) + 4]
