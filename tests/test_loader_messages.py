@@ -743,3 +743,18 @@ def test_a_file_over_16_mb_is_refused_by_its_size(tmp_path):
     with open(path, "r+b") as handle:  # exactly at the cap: read (and found binary, being all zero bytes)
         handle.truncate(MAX_FILE_BYTES)
     assert [p.code for p in load_deck(path).problems] == ["binary"]
+
+
+@pytest.mark.parametrize("name", sorted(name for name, (loads, problems) in YAML_EXPECTED.items()
+                                         if not loads and problems[0][0] != "not-a-mapping"))  # the deck's to refuse
+def test_the_yaml_layers_error_names_its_file_itself(tmp_path, name):
+    # the error a file raises carries its path, line, column and code, so that it can be shown on its own
+    from studyapp.core.problems import DeckLoadError
+    from studyapp.core.yamlsafe import parse, read_text
+
+    path = tmp_path / "d.yaml"
+    path.write_bytes(YAML_CASES[name])
+    with pytest.raises(DeckLoadError) as caught:
+        parse(read_text(path), path, [])
+    [(code, line, column, _, message)] = YAML_EXPECTED[name][1]
+    assert caught.value.format() == f"{path}:{line}:{column}: error: {message} [{code}]"
