@@ -758,3 +758,102 @@ def test_the_yaml_layers_error_names_its_file_itself(tmp_path, name):
         parse(read_text(path), path, [])
     [(code, line, column, _, message)] = YAML_EXPECTED[name][1]
     assert caught.value.format() == f"{path}:{line}:{column}: error: {message} [{code}]"
+
+
+# -- more edges: keys of the other schema, relations both ways, a text checked once for all languages ---------
+
+MORE_CASES = {
+    "schema-1-languages": "schema: 1\nid: d\ntitle: D\nlanguages: [zh, en]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "seed-hash-seed-missing": "schema: 1\nid: d\ntitle: D\nseed: ../seeds/none.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n" + OK,
+    "card-id-empty": card("type: basic, front: Why?, back: Because").replace("id: c,", "id: '',"),
+    "card-key-number": card("type: basic, front: Why?, back: Because, 12: x"),
+    "card-front-float": card("type: basic, front: 1.5, back: Because"),
+    "card-revision-one": card("type: basic, front: Why?, back: Because, revision: 1"),
+    "card-related-both-ways": H1 + "  - {id: a, type: basic, front: Why a?, back: A, related: [b], source: The cache avoids}\n"
+        + "  - {id: b, type: basic, front: Why b?, back: B, related: [a, a], source: The cache avoids}\n",
+    "card-related-left-out": H1 + "  - {id: a, type: basic, front: Why a?, back: A, related: [b], source: The cache avoids}\n"
+        + "  - {id: b, type: basic, front: Why b?, source: The cache avoids}\n",
+    "cloze-inner-braces": card('type: cloze, text: "A {{c1::b {{x}} c}}"'),
+    "cloze-c-without-number": card('type: cloze, text: "A {{c::b}}"'),
+    "choice-feedback-without-choices": card("type: choice, front: Which?, choices: a, answer: a, feedback: {b: no}"),
+    "bi-plain-cloze-once": card('type: cloze, text: "A b c"', H2),
+    "bi-plain-leak-once": card("type: reverse, front: RDMA, back: RDMA access", H2),
+    "bi-long-side-once": card('type: reverse, front: RDMA, back: {zh: "远程直接内存访问远程直接内存访问", en: one two three four five six seven}', H2),
+    "bi-feedback-plain": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}], answer: "甲", feedback: {"乙": No way}', H2),
+    "bi-one-language": "schema: 2\nid: d\ntitle: D\nlanguages: [en]\nseed: ../seeds/s.md\ncards:\n"
+        + "  - {id: c, type: basic, front: Why does the cache avoid it at all?, back: Because, source: The cache avoids}\n",
+    "bi-region-language": "schema: 2\nid: d\ntitle: D\nlanguages: [zh-Hant, en-GB]\nseed: ../seeds/s.md\ncards:\n" + OK,
+    "bi-language-bad-region": "schema: 2\nid: d\ntitle: D\nlanguages: [zh-x, en]\ncards: []\n",
+}
+
+MORE_EXPECTED = {
+    'schema-1-languages': ([('ok', ())], [
+        ('unknown-key', 4, 1, 'error', "unknown key 'languages' in deck; allowed: cards, description, id, min_coverage, schema, seed, seed_hash, tags, title"),
+    ]),
+    'seed-hash-seed-missing': ([('ok', ())], [
+        ('missing-seed', 4, 7, 'error', "seed file '../seeds/none.md' does not exist (looked for TMP/seeds/none.md)"),
+    ]),
+    'card-id-empty': ([('ok', ())], [
+        ('empty', 7, 10, 'error', "'id' is empty; write the text"),
+    ]),
+    'card-key-number': ([('ok', ())], [
+        ('unknown-key', 7, 54, 'error', "unknown key '12' in a basic card; allowed: accept, back, explanation, front, id, related, revision, source, tags, type"),
+    ]),
+    'card-front-float': ([('ok', ()), ('c', ())], [
+    ]),
+    'card-revision-one': ([('ok', ()), ('c', ())], [
+    ]),
+    'card-related-both-ways': ([('a', ('b',)), ('b', ('a',))], [
+    ]),
+    'card-related-left-out': ([('a', ())], [
+        ('missing-field', 7, 5, 'error', "a basic card needs 'back'; add it"),
+    ]),
+    'cloze-inner-braces': ([('ok', ())], [
+        ('cloze-unbalanced', 7, 32, 'error', 'braces that are not a {{cN::...}} deletion; write deletions as {{c1::answer}}'),
+    ]),
+    'cloze-c-without-number': ([('ok', ())], [
+        ('cloze-none', 7, 32, 'error', 'the cloze text has no deletion; mark one as {{c1::answer}}'),
+    ]),
+    'choice-feedback-without-choices': ([('ok', ())], [
+        ('wrong-type', 7, 51, 'error', "'choices' must be a list of options, not text"),
+        ('wrong-type', 7, 79, 'error', "feedback for 'b' must be text"),
+    ]),
+    'bi-plain-cloze-once': ([('ok', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('cloze-none', 8, 32, 'error', 'the cloze text has no deletion; mark one as {{c1::answer}}'),
+    ]),
+    'bi-plain-leak-once': ([('ok', ()), ('c', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('answer-leak', 8, 47, 'warning', "card 'c': the answer 'RDMA' appears in its own question; reword the question"),
+    ]),
+    'bi-long-side-once': ([('ok', ()), ('c', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('reverse-long-side', 8, 47, 'warning', "card 'c': the reverse card's back '远程直接内存访问远程直接内存访问' is 8 words long, more than a short phrase (6 words, two Chinese characters counting as one); a reverse card pairs two terms: make it a basic card"),
+    ]),
+    'bi-feedback-plain': ([('ok', ()), ('c', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+    ]),
+    'bi-one-language': ([('c', ())], [
+    ]),
+    'bi-region-language': ([('ok', ())], [
+    ]),
+    'bi-language-bad-region': (None, [
+        ('bad-language', 4, 13, 'error', "'zh-x' is not a language code; use a code such as zh or en"),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_CASES))
+def test_more_decks_get_exactly_their_problems_and_cards(tmp_path, name):
+    assert set(MORE_CASES) == set(MORE_EXPECTED)
+    root = tmp_path / "t"
+    (root / "seeds").mkdir(parents=True)
+    (root / "decks").mkdir()
+    (root / "seeds" / "s.md").write_text(SEED, encoding="utf-8")
+    path = root / "decks" / "d.yaml"
+    path.write_text(MORE_CASES[name], encoding="utf-8")
+    result = load_deck(path)
+    cards, expected = MORE_EXPECTED[name]
+    assert [(p.code, p.line, p.column, p.severity, p.message.replace(str(root), "TMP")) for p in result.problems] == expected
+    # (id, related) of each card loaded; None: no deck
+    assert (None if result.deck is None else [(c.id, c.related) for c in result.deck.cards]) == cards
