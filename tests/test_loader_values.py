@@ -258,3 +258,16 @@ def test_the_closest_passage_of_a_long_quote_is_where_it_came_from():
     start = len(intro) + 1
     assert _closest_passage(quote, intro + body + "Buckets merge gradients.") == (
         intro + body + "Buckets merge gradients.")[start:start + len(quote) + 4]
+
+
+def test_a_seed_that_grows_past_its_limit_while_read_is_refused():
+    # a /proc file says it holds 0 bytes and then gives more: what is read counts, not what was said
+    from studyapp.core.loader import SeedUnreadable
+
+    status = Path("/proc/self/status")
+    with pytest.raises(SeedUnreadable) as caught:
+        read_seed_file(status, max_bytes=10)
+    assert str(caught.value) == "it grew past the 10 bytes a source document may be"
+    whole = read_seed_file(status)
+    assert whole.startswith("Name:") and len(whole.encode()) > 100
+    assert read_seed_file(status, max_bytes=len(whole.encode()) + 64).startswith("Name:")
