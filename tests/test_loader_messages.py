@@ -857,3 +857,30 @@ def test_more_decks_get_exactly_their_problems_and_cards(tmp_path, name):
     assert [(p.code, p.line, p.column, p.severity, p.message.replace(str(root), "TMP")) for p in result.problems] == expected
     # (id, related) of each card loaded; None: no deck
     assert (None if result.deck is None else [(c.id, c.related) for c in result.deck.cards]) == cards
+
+
+def test_a_control_character_yaml_refuses_is_a_yaml_error(tmp_path):
+    # not a syntax error with a mark: the reader refuses the character before any token is read
+    path = tmp_path / "d.yaml"
+    path.write_bytes(b"schema: 1\nid: d\x01\n")
+    [problem] = load_deck(path).problems
+    assert (problem.code, problem.severity, problem.path) == ("yaml-syntax", "error", str(path))
+    assert problem.message.startswith("invalid YAML: unacceptable character #x0001: control characters are not allowed")
+
+
+@pytest.mark.parametrize("data", [b"schema: 1\nid: d\ntitle: D\ncards: []\n", b"schema: 1\nid: [d\n", b"a: !!python/name:x 1\n"])
+def test_loading_leaves_the_garbage_collector_as_it_found_it(tmp_path, data):
+    # parsing turns the collector off for speed: on for the app again afterwards, whatever the file held
+    import gc
+
+    path = tmp_path / "d.yaml"
+    path.write_bytes(data)
+    assert gc.isenabled()
+    load_deck(path)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_deck(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
