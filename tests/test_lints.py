@@ -304,3 +304,10 @@ def test_a_warning_names_the_deck_file(tmp_path):
     problems = deck_file(tmp_path, [truefalse(0), truefalse(1)])
     [problem] = [p for p in problems if p.code == "truefalse-share"]
     assert problem.path == str(tmp_path / "decks" / "d.yaml")
+
+
+def test_a_position_exactly_at_the_one_percent_threshold_does_not_warn(tmp_path):
+    layout = [(0, 2), (0, 4), (0, 4), (0, 5), (0, 5), (1, 6), (1, 6)]  # (right option, options)
+    assert position_bias(layout) == (0, 5, 0.01)  # five of seven first: p is 0.01 to the last bit
+    problems = deck_file(tmp_path, [choice_of(i, options, right) for i, (right, options) in enumerate(layout)])
+    assert codes(problems, "choice-position-bias") == []
