@@ -859,13 +859,20 @@ def test_more_decks_get_exactly_their_problems_and_cards(tmp_path, name):
     assert (None if result.deck is None else [(c.id, c.related) for c in result.deck.cards]) == cards
 
 
-def test_a_control_character_yaml_refuses_is_a_yaml_error(tmp_path):
-    # not a syntax error with a mark: the reader refuses the character before any token is read
+@pytest.mark.parametrize(("data", "line", "column", "code"), [
+    (b"schema: 1\nid: d\x01\n", 2, 6, "0001"),
+    # libyaml counts in UTF-8 bytes; the column is in characters
+    ("é: 1\nb: xé\x7fy\n".encode(), 2, 6, "007f"),
+    (b"\x02", 1, 1, "0002"),
+])
+def test_a_control_character_yaml_refuses_is_located(tmp_path, data, line, column, code):
+    # not a syntax error with a mark: the reader refuses the character before any token is read, and
+    # says only how far into the text it is (it was reported at 1:1 with that offset)
     path = tmp_path / "d.yaml"
-    path.write_bytes(b"schema: 1\nid: d\x01\n")
+    path.write_bytes(data)
     [problem] = load_deck(path).problems
-    assert (problem.code, problem.severity, problem.path) == ("yaml-syntax", "error", str(path))
-    assert problem.message.startswith("invalid YAML: unacceptable character #x0001: control characters are not allowed")
+    assert (problem.code, problem.line, problem.column, problem.severity, problem.message) == (
+        "yaml-syntax", line, column, "error", f"invalid YAML: unacceptable character #x{code}: control characters are not allowed")
 
 
 @pytest.mark.parametrize("data", [b"schema: 1\nid: d\ntitle: D\ncards: []\n", b"schema: 1\nid: [d\n", b"a: !!python/name:x 1\n"])

@@ -115,6 +115,8 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
                 loader.dispose()
         except yaml.MarkedYAMLError as error:
             raise _syntax_error(error, path, text) from None
+        except yaml.reader.ReaderError as error:
+            raise _reader_error(error, path, text) from None
         except yaml.YAMLError as error:
             raise DeckLoadError(f"invalid YAML: {error}", path=path, line=1, column=1, code="yaml-syntax") from None
         except RecursionError:
@@ -172,6 +174,18 @@ def _syntax_error(error: yaml.MarkedYAMLError, path, text: str) -> DeckLoadError
     if "maximum nesting depth" in problem:
         return DeckLoadError("the document is nested too deeply", path=path, line=line, column=column, code="too-deep")
     return DeckLoadError(message, path=path, line=line, column=column, code="yaml-syntax")
+
+
+def _reader_error(error: yaml.reader.ReaderError, path, text: str) -> DeckLoadError:
+    """A character YAML refuses (a control character), at its line and column: libyaml gives only
+    its offset, in UTF-8 bytes."""
+    data = text.encode("utf-8")
+    offset = min(error.position, len(data))
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return DeckLoadError(f"invalid YAML: {str(error).splitlines()[0]}", path=path, line=line, column=column,
+                         code="yaml-syntax")
 
 
 class _Builder:
