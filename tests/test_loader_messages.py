@@ -891,3 +891,22 @@ def test_loading_leaves_the_garbage_collector_as_it_found_it(tmp_path, data):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_quote_no_longer_in_a_changed_seed_names_its_card_by_the_id_as_read(tmp_path):
+    # ids 12 and 13 are numbers in YAML and valid ids: they were both named '?' and counted as one card
+    root = tmp_path / "t"
+    (root / "seeds").mkdir(parents=True)
+    (root / "decks").mkdir()
+    (root / "seeds" / "s.md").write_text(SEED, encoding="utf-8")
+    path = root / "decks" / "d.yaml"
+    path.write_text("schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n"
+                    "  - {id: 12, type: basic, front: What merges?, back: Buckets, source: Buckets merge the gradients into one call}\n"
+                    "  - {id: 13, type: basic, front: What is new?, back: Nothing, source: Quantum entanglement speeds up training}\n"
+                    "  - {id: '', type: basic, front: What?, back: This, source: Quantum entanglement speeds up training}\n",
+                    encoding="utf-8")
+    problems = load_deck(path).problems
+    assert [(p.code, p.message.split(":")[0]) for p in problems] == [
+        ("quote-moved", "card '12'"), ("quote-vanished", "card '13'"), ("empty", "'id' is empty; write the text"),
+        ("quote-vanished", "card '?'"), ("source-changed", "the seed changed since its hash was recorded (sha256")]
+    assert "; 3 cards quote passages that moved or vanished (listed);" in problems[-1].message
