@@ -108,26 +108,30 @@ def tracked_files() -> list[str]:
 
 def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list[str] | None = None,
                tests_override: list[str] | None = None, workdir: Path | None = None,
-               collect_only: bool = False) -> Outcome:
+               collect_only: bool = False, refresh: bool = False) -> Outcome:
     """Run mutmut on the target in a scratch copy and classify its mutants.
 
     With ``workdir`` the copy is kept there, and a copy already there is reused as it is: mutmut
     keeps the verdicts it has and runs only the mutants still unchecked, so a run stopped (or cut
-    off) goes on where it stopped. ``collect_only`` runs nothing and reads the verdicts found."""
+    off) goes on where it stopped. ``collect_only`` runs nothing and reads the verdicts found.
+    ``refresh`` copies the tracked files into the kept copy again (tests added, code fixed since)
+    and runs what that leaves unsettled: every mutant not killed, and those of changed functions."""
     scratch = workdir or Path(tempfile.mkdtemp(prefix=f"studyapp-mutation-{target.name}-"))
     try:
-        if not (scratch / "mutants").is_dir():
-            if collect_only:
-                raise SystemExit(f"tools/mutation.py: no mutmut run in {scratch} to collect")
+        kept = (scratch / "mutants").is_dir()
+        if not kept and collect_only:
+            raise SystemExit(f"tools/mutation.py: no mutmut run in {scratch} to collect")
+        if not kept or refresh:
             _prepare(scratch, target, tests_override)
         started = time.monotonic()
-        if not collect_only:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")}
-            done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *(only or [])],
-                                  cwd=scratch, env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                tail = (done.stdout + done.stderr)[-3000:]
-                raise SystemExit(f"tools/mutation.py: mutmut failed on {target.name} (exit {done.returncode}):\n{tail}")
+        run = only
+        if refresh:
+            # mutmut resets the verdicts of the functions that changed, checks new functions and new tests,
+            # and keeps the rest; a mutant that survived the old tests is named, to be run against the new.
+            _mutmut(scratch, target, jobs, [])
+            run = sorted(_not_killed(scratch, target))
+        if not collect_only and (run is None or run):
+            _mutmut(scratch, target, jobs, run or [])
         seconds = time.monotonic() - started
         from mutmut.stats import status_by_exit_code
 
@@ -155,6 +159,26 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
     finally:
         if workdir is None:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _mutmut(scratch: Path, target: Target, jobs: int, names: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")}
+    done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names],
+                          cwd=scratch, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-3000:]
+        raise SystemExit(f"tools/mutation.py: mutmut failed on {target.name} (exit {done.returncode}):\n{tail}")
+
+
+def _not_killed(scratch: Path, target: Target) -> list[str]:
+    from mutmut.stats import status_by_exit_code
+
+    names = []
+    for module in target.modules:
+        meta = json.loads((scratch / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
+        names += [m for m, code in meta["exit_code_by_key"].items()
+                  if status_by_exit_code[code] not in ("killed", "timeout", "segfault")]
+    return names
 
 
 def _prepare(scratch: Path, target: Target, tests_override: list[str] | None) -> None:
@@ -314,14 +338,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--collect", action="store_true",
                         help="with --workdir: run nothing, record the verdicts mutmut has written there so far (a "
                              "run stopped before the end is recorded as a part of the target, saying how many)")
+    parser.add_argument("--refresh", action="store_true",
+                        help="with --workdir: copy the tracked files into it again and settle what that unsettles: "
+                             "mutants of changed functions, new ones, and every one not killed, run against the "
+                             "tests as they are now (killed ones stay killed: tests were only added)")
     args = parser.parse_args(argv)
+    if args.refresh and not args.workdir:
+        parser.error("--refresh needs --workdir")
     if args.collect and not args.workdir:
         parser.error("--collect needs --workdir")
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
     equivalent = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
     commit = _head()
-    if args.workdir and (args.workdir / ".mutation-commit").exists():
-        commit = (args.workdir / ".mutation-commit").read_text(encoding="utf-8").strip()
     chosen = [t for t in TARGETS if not args.only or t.name in args.only]
     if args.workdir and len(chosen) != 1:
         parser.error("--workdir holds one target's run: name it with --only")
@@ -336,8 +364,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutation: {target.name}: no survivor to recheck", file=sys.stderr)
             continue
         outcome = run_target(target, args.jobs, equivalent, only, args.tests if args.recheck else None,
-                             args.workdir.resolve() if args.workdir else None, args.collect)
+                             args.workdir.resolve() if args.workdir else None, args.collect, args.refresh)
         unchecked = outcome.other.pop("not checked", [])
+        if args.workdir and (args.workdir / ".mutation-commit").exists():  # what the kept copy was made from
+            commit = (args.workdir / ".mutation-commit").read_text(encoding="utf-8").strip()
         outcomes.append(outcome)
         record = summary(outcome, commit)
         if args.recheck and last:
