@@ -910,3 +910,28 @@ def test_a_quote_no_longer_in_a_changed_seed_names_its_card_by_the_id_as_read(tm
         ("quote-moved", "card '12'"), ("quote-vanished", "card '13'"), ("empty", "'id' is empty; write the text"),
         ("quote-vanished", "card '?'"), ("source-changed", "the seed changed since its hash was recorded (sha256")]
     assert "; 3 cards quote passages that moved or vanished (listed);" in problems[-1].message
+
+
+@pytest.mark.parametrize(("aliases", "refused"), [(95, False), (96, True)])
+def test_aliases_count_as_values_toward_the_limit(aliases, refused):
+    # the root mapping, two keys, the anchored scalar and the list: five values besides the aliases
+    from studyapp.core import yamlsafe
+    from studyapp.core.problems import DeckLoadError
+
+    text = "k: &a x\nl: [" + ",".join(["*a"] * aliases) + "]\n"
+    if not refused:
+        assert yamlsafe._refuse_too_many_nodes(text, "f.yaml", limit=100) is None
+        return
+    with pytest.raises(DeckLoadError) as caught:
+        yamlsafe._refuse_too_many_nodes(text, "f.yaml", limit=100)
+    assert (caught.value.code, caught.value.line, caught.value.column) == ("too-many-values", 2, 290)
+
+
+def test_a_syntax_error_before_the_limit_is_left_to_the_parse_to_report(tmp_path):
+    from studyapp.core import yamlsafe
+
+    text = "k: v: w\nl: [" + ",".join(["a"] * 150) + "]\n"
+    assert yamlsafe._refuse_too_many_nodes(text, "f.yaml", limit=100) is None
+    path = tmp_path / "d.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert [(p.code, p.line, p.column) for p in load_deck(path).problems] == [("yaml-syntax", 1, 5)]
