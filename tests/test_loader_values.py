@@ -271,3 +271,14 @@ def test_a_seed_that_grows_past_its_limit_while_read_is_refused():
     whole = read_seed_file(status)
     assert whole.startswith("Name:") and len(whole.encode()) > 100
     assert read_seed_file(status, max_bytes=len(whole.encode()) + 64).startswith("Name:")
+
+
+@pytest.mark.parametrize(("cards", "entries", "loaded"), [
+    ("", 0, 0),  # no 'cards' at all
+    ("cards: {a: 1}\n", 0, 0),  # not a list
+    ("cards: []\n", 0, 0),
+    ("cards:\n  - 1\n  - {id: a, type: basic, front: Q?, back: A}\n", 2, 1),
+])
+def test_every_entry_under_cards_is_counted_loaded_or_not(tmp_path, cards, entries, loaded):
+    result = load(tmp_path, "schema: 1\nid: d\ntitle: D\n" + cards)
+    assert (result.card_entries, len(result.deck.cards)) == (entries, loaded)
