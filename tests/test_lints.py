@@ -254,7 +254,10 @@ def test_a_han_answer_needs_no_word_boundary(haystack, occurs):
     ("data base", "a data base.", True),
     ("data base", "metadata base", False),  # a Latin letter before the answer
     ("data base", "data bases", False),  # and after it
-    ("data base", "元data base元", True),  # a Han character is a boundary for a Latin answer
+    ("data base", "元data base", True),  # a Han character is a boundary for a Latin answer, before it
+    ("data base", "data base元", True),  # and after it
+    ("元x", "b元x", True),  # an answer starting with a Han character needs no boundary before it
+    ("x元", "x元b", True),  # nor one ending with one after it
     ("data base", "data basement data base", True),
 ])
 def test_a_latin_answer_needs_a_boundary_on_each_side(needle, haystack, occurs):
