@@ -295,7 +295,7 @@ def test_the_position_with_the_smallest_chance_is_named(tmp_path):
 
 def test_the_tail_switches_to_the_normal_approximation_only_above_300_cards():
     # exactly 300 trials are still summed exactly: P(all 300 succeed) at 1/2 is 2^-300, tiny but not 0
-    assert _upper_tail([0.5] * 300, 300) == pytest.approx(0.5 ** 300, rel=1e-9)
+    assert _upper_tail([0.5] * 300, 300) == pytest.approx(0.5 ** 300, rel=1e-9, abs=0)
     # near the mean, with its continuity correction, the approximation is within 1% of the exact binomial tail
     # (2.4% off without the correction, 6% with a correction of 1.5)
     n, observed = 1000, 250
@@ -314,3 +314,27 @@ def test_a_position_exactly_at_the_one_percent_threshold_does_not_warn(tmp_path)
     assert position_bias(layout) == (0, 5, 0.01)  # five of seven first: p is 0.01 to the last bit
     problems = deck_file(tmp_path, [choice_of(i, options, right) for i, (right, options) in enumerate(layout)])
     assert codes(problems, "choice-position-bias") == []
+
+
+def test_a_cloze_text_is_a_prompt_with_its_deletions_filled_in(tmp_path):
+    problems = deck_file(tmp_path, [
+        "type: basic, front: What do buckets do?, back: merge the gradients of many parameters",
+        'type: cloze, text: "Buckets {{c1::merge the gradients}} of many parameters into one call"',
+    ])
+    assert giveaways(problems) == [(6, 76, GIVEAWAY.format(
+        kind="card", card="c0", answer="merge the gradients of many parameters", field="text", other="c1", line=7,
+        where=""))]
+
+
+def test_both_sides_of_a_reverse_card_are_prompts(tmp_path):
+    problems = deck_file(tmp_path, [
+        "type: basic, front: What does RDMA stand for?, back: remote direct memory access",
+        "type: reverse, front: RDMA, back: Remote direct memory access",
+    ])
+    assert giveaways(problems) == [(6, 82, GIVEAWAY.format(
+        kind="card", card="c0", answer="remote direct memory access", field="back", other="c1", line=7, where=""))]
+    # a basic card's back is no prompt: the reverse card's answer (its back) is not found in it
+    assert [line for line, _, _ in giveaways(deck_file(tmp_path, [
+        "type: reverse, front: RDMA, back: Remote direct memory access",
+        "type: basic, front: What is it?, back: remote direct memory access is it",
+    ]))] == []
