@@ -11,6 +11,8 @@ H1 = "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\ncards:\n"
 H2 = "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en]\nseed: ../seeds/s.md\ncards:\n"
 OK = "  - {id: ok, type: basic, front: What does the cache avoid?, back: graph construction, source: The cache avoids}\n"
 
+H3 = "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en, ja]\nseed: ../seeds/s.md\ncards:\n"
+
 
 def card(body, header=H1):
     return header + OK + f"  - {{id: c, {body}, source: The cache avoids}}\n"
@@ -784,6 +786,11 @@ MORE_CASES = {
         + "  - {id: c, type: basic, front: Why does the cache avoid it at all?, back: Because, source: The cache avoids}\n",
     "bi-region-language": "schema: 2\nid: d\ntitle: D\nlanguages: [zh-Hant, en-GB]\nseed: ../seeds/s.md\ncards:\n" + OK,
     "bi-language-bad-region": "schema: 2\nid: d\ntitle: D\nlanguages: [zh-x, en]\ncards: []\n",
+    "bi-accept-boolean": card('type: basic, front: Why, back: Because, accept: {zh: yes, en: [x]}', H2),
+    "cloze-closed-twice": card('type: cloze, text: "A {{c1::b}}}} c"'),
+    "cloze-opened-twice": card('type: cloze, text: "A {{{{c1::b}} c"'),
+    "tri-cloze-third-differs": H3 + '  - {id: c, type: cloze, text: {zh: "{{c1::甲}}", en: "{{c1::甲}}", ja: "no deletion"}, source: The cache avoids}\n',
+    "reverse-both-sides-long": card("type: reverse, front: one two three four five six seven, back: a b c d e f g h"),
 }
 
 MORE_EXPECTED = {
@@ -839,6 +846,23 @@ MORE_EXPECTED = {
     ]),
     'bi-language-bad-region': (None, [
         ('bad-language', 4, 13, 'error', "'zh-x' is not a language code; use a code such as zh or en"),
+    ]),
+    'bi-accept-boolean': ([('ok', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 66, 'error', "'accept.zh' must hold text, not a boolean"),
+    ]),
+    'cloze-closed-twice': ([('ok', ())], [
+        ('cloze-unbalanced', 7, 32, 'error', "'}}' closes a deletion that was never opened"),
+    ]),
+    'cloze-opened-twice': ([('ok', ())], [
+        ('cloze-nested', 7, 32, 'error', 'a cloze deletion is nested inside another; Anki cannot show nested deletions'),
+    ]),
+    'tri-cloze-third-differs': ([], [
+        ('cloze-none', 7, 32, 'error', 'the cloze text has no deletion; mark one as {{c1::answer}}'),
+    ]),
+    'reverse-both-sides-long': ([('ok', ()), ('c', ())], [
+        ('reverse-long-side', 7, 35, 'warning', "card 'c': the reverse card's front 'one two three four five six seven' is 7 words long, more than a short phrase (6 words, two Chinese characters counting as one); a reverse card pairs two terms: make it a basic card"),
+        ('reverse-long-side', 7, 76, 'warning', "card 'c': the reverse card's back 'a b c d e f g h' is 8 words long, more than a short phrase (6 words, two Chinese characters counting as one); a reverse card pairs two terms: make it a basic card"),
     ]),
 }
 

@@ -282,3 +282,9 @@ def test_a_seed_that_grows_past_its_limit_while_read_is_refused():
 def test_every_entry_under_cards_is_counted_loaded_or_not(tmp_path, cards, entries, loaded):
     result = load(tmp_path, "schema: 1\nid: d\ntitle: D\n" + cards)
     assert (result.card_entries, len(result.deck.cards)) == (entries, loaded)
+
+
+def test_a_title_mapping_with_a_wrong_language_is_not_used(tmp_path):
+    result = load(tmp_path, BILINGUAL.replace('title: {zh: "值", en: Values}', 'title: {zh: "值", en: Values, fr: Valeurs}'))
+    assert [(p.code, p.line) for p in result.problems if p.is_error] == [("unknown-language", 3)]
+    assert result.deck.titles == {"zh": "values", "en": "values"}  # the id stands in, as with no title
