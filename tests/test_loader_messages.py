@@ -791,6 +791,11 @@ MORE_CASES = {
     "cloze-opened-twice": card('type: cloze, text: "A {{{{c1::b}} c"'),
     "tri-cloze-third-differs": H3 + '  - {id: c, type: cloze, text: {zh: "{{c1::甲}}", en: "{{c1::甲}}", ja: "no deletion"}, source: The cache avoids}\n',
     "reverse-both-sides-long": card("type: reverse, front: one two three four five six seven, back: a b c d e f g h"),
+    "cloze-empty-braces": card('type: cloze, text: "A {{}} b"'),
+    "cloze-open-after-deletion": card('type: cloze, text: "A {{c1::b}}{{ c"'),
+    "cloze-single-braces-around": card('type: cloze, text: "A {{{c1::x}}{ b"'),
+    "bi-han-plain-to-two": "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en, fr]\nseed: ../seeds/s.md\ncards:\n"
+        + '  - {id: c, type: basic, front: "为什么要这样做", back: {zh: "因为", en: Because, fr: Parce que}, source: The cache avoids}\n',
 }
 
 MORE_EXPECTED = {
@@ -863,6 +868,18 @@ MORE_EXPECTED = {
     'reverse-both-sides-long': ([('ok', ()), ('c', ())], [
         ('reverse-long-side', 7, 35, 'warning', "card 'c': the reverse card's front 'one two three four five six seven' is 7 words long, more than a short phrase (6 words, two Chinese characters counting as one); a reverse card pairs two terms: make it a basic card"),
         ('reverse-long-side', 7, 76, 'warning', "card 'c': the reverse card's back 'a b c d e f g h' is 8 words long, more than a short phrase (6 words, two Chinese characters counting as one); a reverse card pairs two terms: make it a basic card"),
+    ]),
+    'cloze-empty-braces': ([('ok', ())], [
+        ('cloze-none', 7, 32, 'error', 'the cloze text has no deletion; mark one as {{c1::answer}}'),
+    ]),
+    'cloze-open-after-deletion': ([('ok', ())], [
+        ('cloze-unbalanced', 7, 32, 'error', "a '{{' is never closed with '}}'"),
+    ]),
+    'cloze-single-braces-around': ([('ok', ())], [
+        ('cloze-unbalanced', 7, 32, 'error', 'braces that are not a {{cN::...}} deletion; write deletions as {{c1::answer}}'),
+    ]),
+    'bi-han-plain-to-two': ([('c', ())], [
+        ('untranslated-text', 7, 33, 'warning', '\'front\' is one plain string in Chinese, shown as is to en/fr learners; write it as {zh: "...", en: "...", fr: "..."}'),
     ]),
 }
 
