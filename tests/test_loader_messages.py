@@ -796,6 +796,7 @@ MORE_CASES = {
     "cloze-single-braces-around": card('type: cloze, text: "A {{{c1::x}}{ b"'),
     "bi-han-plain-to-two": "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en, fr]\nseed: ../seeds/s.md\ncards:\n"
         + '  - {id: c, type: basic, front: "为什么要这样做", back: {zh: "因为", en: Because, fr: Parce que}, source: The cache avoids}\n',
+    "bi-choice-twice-in-both": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "甲", en: A}, {zh: "乙", en: B}], answer: "乙"', H2),
 }
 
 MORE_EXPECTED = {
@@ -880,6 +881,10 @@ MORE_EXPECTED = {
     ]),
     'bi-han-plain-to-two': ([('c', ())], [
         ('untranslated-text', 7, 33, 'warning', '\'front\' is one plain string in Chinese, shown as is to en/fr learners; write it as {zh: "...", en: "...", fr: "..."}'),
+    ]),
+    'bi-choice-twice-in-both': ([('ok', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('duplicate-choice', 8, 70, 'error', "option '甲' is listed twice in zh"),
     ]),
 }
 
