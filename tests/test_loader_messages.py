@@ -797,6 +797,8 @@ MORE_CASES = {
     "bi-han-plain-to-two": "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en, fr]\nseed: ../seeds/s.md\ncards:\n"
         + '  - {id: c, type: basic, front: "为什么要这样做", back: {zh: "因为", en: Because, fr: Parce que}, source: The cache avoids}\n',
     "bi-choice-twice-in-both": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "甲", en: A}, {zh: "乙", en: B}], answer: "乙"', H2),
+    "choice-feedback-each-checked": card("type: choice, front: Which?, choices: [a, b, d], answer: a, feedback: {c: no, b: 3, d: 4}"),
+    "bi-feedback-each-checked": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}, {zh: "丙", en: C}], answer: "甲", feedback: {"乙": [x], "丙": [y]}', H2),
 }
 
 MORE_EXPECTED = {
@@ -885,6 +887,16 @@ MORE_EXPECTED = {
     'bi-choice-twice-in-both': ([('ok', ())], [
         ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
         ('duplicate-choice', 8, 70, 'error', "option '甲' is listed twice in zh"),
+    ]),
+    'choice-feedback-each-checked': ([('ok', ())], [
+        ('feedback-unknown-choice', 7, 84, 'error', "feedback for 'c', which is not one of the choices"),
+        ('wrong-type', 7, 94, 'error', "feedback for 'b' must be text"),
+        ('wrong-type', 7, 100, 'error', "feedback for 'd' must be text"),
+    ]),
+    'bi-feedback-each-checked': ([('ok', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('wrong-type', 8, 136, 'error', '\'feedback\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
+        ('wrong-type', 8, 146, 'error', '\'feedback\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
     ]),
 }
 

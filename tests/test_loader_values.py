@@ -201,6 +201,7 @@ def test_a_seed_read_in_chunks_is_read_whole(tmp_path):
     ("Is it a or b?", "a", False),  # one letter is too short to be looked for
     ("Which is 42?", "42", True),
     ("caches cache", "cache", True),  # a partial occurrence, then a whole one
+    ("the cache holds caches", "cache", True),  # a whole one, then a partial one
 ])
 def test_an_answer_leaks_into_its_question_only_as_whole_words(question, answer, leaks):
     from studyapp.core.loader import _contains_phrase
