@@ -202,6 +202,7 @@ def test_a_seed_read_in_chunks_is_read_whole(tmp_path):
     ("Which is 42?", "42", True),
     ("caches cache", "cache", True),  # a partial occurrence, then a whole one
     ("the cache holds caches", "cache", True),  # a whole one, then a partial one
+    ("caches cache caches", "cache", True),  # a whole one between two partial ones
 ])
 def test_an_answer_leaks_into_its_question_only_as_whole_words(question, answer, leaks):
     from studyapp.core.loader import _contains_phrase
