@@ -589,6 +589,7 @@ YAML_CASES = {
     "duplicate-key": b"schema: 1\nid: d\ntitle: A\ndescription: x\ntitle: B\ncards: []\n",
     "control-character": b"schema: 1\nid: d\ntitle: \"a\\x1b]52;c;x\\x07b\"\ncards: []\n",
     "binary": b"schema: 1\nid: d\n\x00\x01\n",
+    "binary-first-byte": b"\x00schema: 1\n",
     "latin1": b"schema: 1\nid: d\ntitle: caf\xe9\n",
     "latin1-first-line": b"caf\xe9: 1\n",
     "empty": b"",
@@ -655,6 +656,9 @@ YAML_EXPECTED = {
     ]),
     'binary': (False, [
         ('binary', 3, 1, 'error', 'this is a binary file, not a YAML deck'),
+    ]),
+    'binary-first-byte': (False, [
+        ('binary', 1, 1, 'error', 'this is a binary file, not a YAML deck'),
     ]),
     'latin1': (False, [
         ('encoding', 3, 11, 'error', 'byte 0xe9 is not valid UTF-8; save the file as UTF-8'),
@@ -799,6 +803,9 @@ MORE_CASES = {
     "bi-choice-twice-in-both": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "甲", en: A}, {zh: "乙", en: B}], answer: "乙"', H2),
     "choice-feedback-each-checked": card("type: choice, front: Which?, choices: [a, b, d], answer: a, feedback: {c: no, b: 3, d: 4}"),
     "bi-feedback-each-checked": card('type: choice, front: Which?, choices: [{zh: "甲", en: A}, {zh: "乙", en: B}, {zh: "丙", en: C}], answer: "甲", feedback: {"乙": [x], "丙": [y]}', H2),
+    "card-front-date": card("type: basic, front: 2020-01-31, back: Because"),
+    "card-back-float": card("type: basic, front: Why?, back: 0.5"),
+    "card-accept-number": card("type: basic, front: Why?, back: Because, accept: [3, 4.5]"),
 }
 
 MORE_EXPECTED = {
@@ -897,6 +904,13 @@ MORE_EXPECTED = {
         ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
         ('wrong-type', 8, 136, 'error', '\'feedback\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
         ('wrong-type', 8, 146, 'error', '\'feedback\' must be text or a mapping of the deck\'s languages ({zh: "...", en: "..."}), not a list'),
+    ]),
+    'card-front-date': ([('ok', ())], [
+        ('wrong-type', 7, 33, 'error', "'front' must be text, not date"),
+    ]),
+    'card-back-float': ([('ok', ()), ('c', ())], [
+    ]),
+    'card-accept-number': ([('ok', ()), ('c', ())], [
     ]),
 }
 
