@@ -12,6 +12,8 @@ H2 = "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en]\nseed: ../seeds/s.md\ncard
 OK = "  - {id: ok, type: basic, front: What does the cache avoid?, back: graph construction, source: The cache avoids}\n"
 
 H3 = "schema: 2\nid: d\ntitle: D\nlanguages: [zh, en, ja]\nseed: ../seeds/s.md\ncards:\n"
+# a seed_hash the seed no longer has: its quotes are judged as moved or vanished
+STALE = "schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n"
 
 
 def card(body, header=H1):
@@ -605,6 +607,8 @@ YAML_CASES = {
     "depth-33-lists": b"schema: 1\nid: d\nx: " + b"[" * 33 + b"]" * 33 + b"\n",
     "depth-2000": b"schema: 1\nid: d\nx: " + b"[" * 2000 + b"]" * 2000 + b"\n",
     "tab-after-key": b"schema: 1\nid: d\ntitle:\n\tD\n",
+    "tab-first-byte": b"\tschema: 1\n",
+    "tab-named": b"schema: 1\nid: d\ncards:\n  - x\n\t- y\n",
 }
 
 YAML_EXPECTED = {
@@ -712,6 +716,12 @@ YAML_EXPECTED = {
     'tab-after-key': (False, [
         ('yaml-syntax', 4, 1, 'error', 'YAML syntax error: found character that cannot start any token (while scanning for the next token); indent with spaces, not tabs'),
     ]),
+    'tab-first-byte': (False, [
+        ('yaml-syntax', 1, 1, 'error', 'YAML syntax error: found character that cannot start any token (while scanning for the next token); indent with spaces, not tabs'),
+    ]),
+    'tab-named': (False, [
+        ('yaml-syntax', 5, 1, 'error', 'YAML syntax error: found a tab character that violates indentation (while scanning a plain scalar); indent with spaces, not tabs'),
+    ]),
 }
 
 
@@ -806,6 +816,9 @@ MORE_CASES = {
     "card-front-date": card("type: basic, front: 2020-01-31, back: Because"),
     "card-back-float": card("type: basic, front: Why?, back: 0.5"),
     "card-accept-number": card("type: basic, front: Why?, back: Because, accept: [3, 4.5]"),
+    "card-two-quotes-not-verbatim": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because, source: [The cache avoidz, RDMA is remote memory]}\n",
+    "stale-two-moved-quotes-one-card": STALE + "  - {id: m, type: basic, front: What merges?, back: Buckets, source: [Buckets merge the gradients into one call, The cache avoid repeated graph construction]}\n",
+    "stale-quote-at-the-threshold": STALE + "  - {id: m, type: basic, front: What?, back: This, source: cache avoiids}\n",
 }
 
 MORE_EXPECTED = {
@@ -912,6 +925,19 @@ MORE_EXPECTED = {
     ]),
     'card-accept-number': ([('ok', ()), ('c', ())], [
     ]),
+    'card-two-quotes-not-verbatim': ([('ok', ())], [
+        ('source-not-in-seed', 7, 62, 'error', "source quote 'The cache avoidz' is not verbatim in the seed; the closest passage is 'The cache avoids rep'; copy it character for character"),
+        ('source-not-in-seed', 7, 62, 'error', "source quote 'RDMA is remote memory' is not verbatim in the seed; the closest passage is 'RDMA is remote direct mem'; copy it character for character"),
+    ]),
+    'stale-two-moved-quotes-one-card': ([], [
+        ('quote-moved', 7, 70, 'error', "card 'm': the seed changed and its quote 'Buckets merge the gradients into one call' is no longer verbatim; the closest new passage is 'on. Buckets merge gradients into one call. RD'; quote that (or reword the card) if it still says the same"),
+        ('quote-moved', 7, 70, 'error', "card 'm': the seed changed and its quote 'The cache avoid repeated graph construction' is no longer verbatim; the closest new passage is 'he cache avoids repeated graph construction. Bu'; quote that (or reword the card) if it still says the same"),
+        ('source-changed', 5, 12, 'error', "the seed changed since its hash was recorded (sha256:00000000..., now sha256:a7a77d8b...); 1 card quotes a passage that moved or vanished (listed); once you have looked, run 'studyapp check --accept-source d' to record the new hash"),
+    ]),
+    'stale-quote-at-the-threshold': ([], [
+        ('quote-moved', 7, 60, 'error', "card 'm': the seed changed and its quote 'cache avoiids' is no longer verbatim; the closest new passage is 'cache avoids repe'; quote that (or reword the card) if it still says the same"),
+        ('source-changed', 5, 12, 'error', "the seed changed since its hash was recorded (sha256:00000000..., now sha256:a7a77d8b...); 1 card quotes a passage that moved or vanished (listed); once you have looked, run 'studyapp check --accept-source d' to record the new hash"),
+    ]),
 }
 
 
@@ -936,6 +962,8 @@ def test_more_decks_get_exactly_their_problems_and_cards(tmp_path, name):
     # libyaml counts in UTF-8 bytes; the column is in characters
     ("é: 1\nb: xé\x7fy\n".encode(), 2, 6, "007f"),
     (b"\x02", 1, 1, "0002"),
+    (b"schema: 1\nid: d\ntitle: a\x01", 3, 9, "0001"),  # the line it is on, and no line after it
+    (b"\n\x01", 2, 1, "0001"),  # a line break as the very first byte
 ])
 def test_a_control_character_yaml_refuses_is_located(tmp_path, data, line, column, code):
     # not a syntax error with a mark: the reader refuses the character before any token is read, and

@@ -290,3 +290,15 @@ def test_a_title_mapping_with_a_wrong_language_is_not_used(tmp_path):
     result = load(tmp_path, BILINGUAL.replace('title: {zh: "值", en: Values}', 'title: {zh: "值", en: Values, fr: Valeurs}'))
     assert [(p.code, p.line) for p in result.problems if p.is_error] == [("unknown-language", 3)]
     assert result.deck.titles == {"zh": "values", "en": "values"}  # the id stands in, as with no title
+
+
+def test_a_long_quote_reworded_in_a_changed_seed_has_moved(tmp_path):
+    # over 200 characters, where difflib's "popular characters" heuristic (turned off) would score it 0.23
+    body = ("The scheduler reads every review of a card, oldest first, and estimates its memory state from them; then "
+            "it picks the interval at which the chance of recalling the card falls to the desired retention, and rounds "
+            "it to whole days.")
+    quote = body.replace("oldest first", "newest last")
+    deck = ("schema: 1\nid: d\ntitle: D\nseed: ../seeds/s.md\nseed_hash: sha256:" + "0" * 64 + "\ncards:\n"
+            f"  - {{id: a, type: basic, front: How?, back: This, source: '{quote}'}}\n")
+    result = load(tmp_path, deck, seed="Scheduling: these are notes on memory. " + body + " Buckets merge gradients.\n")
+    assert [p.code for p in result.problems] == ["quote-moved", "source-changed"]

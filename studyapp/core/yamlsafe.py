@@ -166,10 +166,9 @@ def _syntax_error(error: yaml.MarkedYAMLError, path, text: str) -> DeckLoadError
     message = f"YAML syntax error: {problem}"
     if error.context:
         message += f" ({error.context})"
-    # libyaml says "found character that cannot start any token" of a tab that starts a line without
-    # naming it: the character at the mark tells.
-    at_tab = mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t"
-    if at_tab or "tab" in problem:
+    # libyaml names the tab in some messages ("found a tab character that violates indentation") and
+    # not in others ("found character that cannot start any token"); its mark is at the tab in each.
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
         message += "; indent with spaces, not tabs"
     if "maximum nesting depth" in problem:
         return DeckLoadError("the document is nested too deeply", path=path, line=line, column=column, code="too-deep")
