@@ -115,7 +115,8 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
     keeps the verdicts it has and runs only the mutants still unchecked, so a run stopped (or cut
     off) goes on where it stopped. ``collect_only`` runs nothing and reads the verdicts found.
     ``refresh`` copies the tracked files into the kept copy again (tests added, code fixed since)
-    and runs what that leaves unsettled: every mutant not killed, and those of changed functions."""
+    and runs what that leaves unsettled: every mutant checked and not killed, then those of changed
+    or new functions and any still unchecked."""
     scratch = workdir or Path(tempfile.mkdtemp(prefix=f"studyapp-mutation-{target.name}-"))
     try:
         kept = (scratch / "mutants").is_dir()
@@ -124,14 +125,15 @@ def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list
         if not kept or refresh:
             _prepare(scratch, target, tests_override)
         started = time.monotonic()
-        run = only
         if refresh:
-            # mutmut resets the verdicts of the functions that changed, checks new functions and new tests,
-            # and keeps the rest; a mutant that survived the old tests is named, to be run against the new.
-            _mutmut(scratch, target, jobs, [])
-            run = sorted(_not_killed(scratch, target))
-        if not collect_only and (run is None or run):
-            _mutmut(scratch, target, jobs, run or [])
+            # mutmut resets the verdicts of the functions that changed and adds the mutants of new ones when it
+            # starts, and collects coverage for the new tests; the mutants that survived the old tests are
+            # named first, to be run against the new ones; then whatever is unchecked, old or new.
+            survivors = _not_killed(scratch, target)
+            if survivors:
+                _mutmut(scratch, target, jobs, survivors)
+        if not collect_only:
+            _mutmut(scratch, target, jobs, only or [])
         seconds = time.monotonic() - started
         from mutmut.stats import status_by_exit_code
 
@@ -177,8 +179,8 @@ def _not_killed(scratch: Path, target: Target) -> list[str]:
     for module in target.modules:
         meta = json.loads((scratch / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
         names += [m for m, code in meta["exit_code_by_key"].items()
-                  if status_by_exit_code[code] not in ("killed", "timeout", "segfault")]
-    return names
+                  if code is not None and status_by_exit_code[code] not in ("killed", "timeout", "segfault")]
+    return sorted(names)
 
 
 def _prepare(scratch: Path, target: Target, tests_override: list[str] | None) -> None:
