@@ -819,6 +819,7 @@ MORE_CASES = {
     "card-two-quotes-not-verbatim": H1 + OK + "  - {id: c, type: basic, front: Why?, back: Because, source: [The cache avoidz, RDMA is remote memory]}\n",
     "stale-two-moved-quotes-one-card": STALE + "  - {id: m, type: basic, front: What merges?, back: Buckets, source: [Buckets merge the gradients into one call, The cache avoid repeated graph construction]}\n",
     "stale-quote-at-the-threshold": STALE + "  - {id: m, type: basic, front: What?, back: This, source: cache avoiids}\n",
+    "choice-choices-number": card("type: choice, front: Which?, choices: 5, answer: a"),
 }
 
 MORE_EXPECTED = {
@@ -937,6 +938,9 @@ MORE_EXPECTED = {
     'stale-quote-at-the-threshold': ([], [
         ('quote-moved', 7, 60, 'error', "card 'm': the seed changed and its quote 'cache avoiids' is no longer verbatim; the closest new passage is 'cache avoids repe'; quote that (or reword the card) if it still says the same"),
         ('source-changed', 5, 12, 'error', "the seed changed since its hash was recorded (sha256:00000000..., now sha256:a7a77d8b...); 1 card quotes a passage that moved or vanished (listed); once you have looked, run 'studyapp check --accept-source d' to record the new hash"),
+    ]),
+    'choice-choices-number': ([('ok', ())], [
+        ('wrong-type', 7, 51, 'error', "'choices' must be a list of options, not a number"),
     ]),
 }
 

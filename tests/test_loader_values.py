@@ -162,6 +162,7 @@ def test_a_seed_hash_is_the_sha256_of_the_whole_file_as_sha256sum_prints_it():
     ("---\ntitle: t\nBody\n", "---\ntitle: t\nBody\n"),  # never closed: no front matter
     ("Body\n---\nx\n---\n", "Body\n---\nx\n---\n"),  # front matter only at the very start
     ("---\n---\nBody", "---\n---\nBody"),  # the closing line is looked for after the opening one
+    ("---\n\n---\nBody", "Body"),  # an empty front matter
     ("---\nx\n---\n---\ny\n---\nBody", "---\ny\n---\nBody"),  # the first closing line ends it
 ])
 def test_a_seeds_front_matter_is_left_out_of_its_body(text, body):
