@@ -608,6 +608,8 @@ YAML_CASES = {
     "depth-2000": b"schema: 1\nid: d\nx: " + b"[" * 2000 + b"]" * 2000 + b"\n",
     "tab-after-key": b"schema: 1\nid: d\ntitle:\n\tD\n",
     "tab-first-byte": b"\tschema: 1\n",
+    "deep-key-33": b"schema: 1\n? " + b"[" * 33 + b"]" * 33 + b"\n: v\n",  # a key is as deep as a value
+    "deep-key-32": b"schema: 1\n? " + b"[" * 32 + b"]" * 32 + b"\n: v\n",
     "tab-named": b"schema: 1\nid: d\ncards:\n  - x\n\t- y\n",
 }
 
@@ -715,6 +717,12 @@ YAML_EXPECTED = {
     ]),
     'tab-after-key': (False, [
         ('yaml-syntax', 4, 1, 'error', 'YAML syntax error: found character that cannot start any token (while scanning for the next token); indent with spaces, not tabs'),
+    ]),
+    'deep-key-33': (False, [
+        ('too-deep', 2, 35, 'error', 'the document is nested more than 32 levels deep'),
+    ]),
+    'deep-key-32': (False, [
+        ('bad-key', 2, 3, 'error', 'a mapping key must be a plain value'),
     ]),
     'tab-first-byte': (False, [
         ('yaml-syntax', 1, 1, 'error', 'YAML syntax error: found character that cannot start any token (while scanning for the next token); indent with spaces, not tabs'),
