@@ -828,6 +828,9 @@ MORE_CASES = {
     "stale-two-moved-quotes-one-card": STALE + "  - {id: m, type: basic, front: What merges?, back: Buckets, source: [Buckets merge the gradients into one call, The cache avoid repeated graph construction]}\n",
     "stale-quote-at-the-threshold": STALE + "  - {id: m, type: basic, front: What?, back: This, source: cache avoiids}\n",
     "choice-choices-number": card("type: choice, front: Which?, choices: 5, answer: a"),
+    # a field of another type is reported as such, and its value not read (no second error about it)
+    "card-field-of-other-type-not-read": card("type: basic, front: Why?, back: Because, statement: [x], accept: {a: 1}"),
+    "card-accept-on-choice-not-read": card("type: choice, front: Which?, choices: [a, b], answer: a, accept: [[x]]"),
 }
 
 MORE_EXPECTED = {
@@ -949,6 +952,13 @@ MORE_EXPECTED = {
     ]),
     'choice-choices-number': ([('ok', ())], [
         ('wrong-type', 7, 51, 'error', "'choices' must be a list of options, not a number"),
+    ]),
+    'card-field-of-other-type-not-read': ([('ok', ())], [
+        ('field-not-for-type', 7, 54, 'error', "'statement' does not belong on a basic card; remove it"),
+        ('wrong-type', 7, 78, 'error', "'accept' must hold text, not a mapping"),
+    ]),
+    'card-accept-on-choice-not-read': ([('ok', ())], [
+        ('field-not-for-type', 7, 70, 'error', "'accept' does not belong on a choice card; remove it"),
     ]),
 }
 
