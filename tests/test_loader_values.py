@@ -108,8 +108,10 @@ def test_a_bilingual_deck_loads_every_language(tmp_path):
                                      feedback={"Layers": "They stack."}, explanation="Buckets merge.")
     # plain options and feedback are the same in every language
     assert f.texts["en"] == CardText(front="Which?", choices=("RDMA", "TCP"), answer="TCP", feedback={"RDMA": "否定"})
-    assert (t.statement, t.answer, t.texts["en"].statement, t.texts["en"].answer) == (
-        "桶分裂梯度", False, "Buckets split gradients", False)
+    assert (t.statement, t.answer) == ("桶分裂梯度", False)
+    # the fields a type does not have are empty in every language
+    assert t.texts == {"zh": CardText(statement="桶分裂梯度", answer=False),
+                       "en": CardText(statement="Buckets split gradients", answer=False)}
     assert [card.in_language("en").front for card in (b, c)] == ["How many layers?", "Which merges?"]
 
 
@@ -303,3 +305,12 @@ def test_a_long_quote_reworded_in_a_changed_seed_has_moved(tmp_path):
             f"  - {{id: a, type: basic, front: How?, back: This, source: '{quote}'}}\n")
     result = load(tmp_path, deck, seed="Scheduling: these are notes on memory. " + body + " Buckets merge gradients.\n")
     assert [p.code for p in result.problems] == ["quote-moved", "source-changed"]
+
+
+def test_a_bilingual_cloze_card_has_only_its_text_in_each_language(tmp_path):
+    deck = BILINGUAL.split("cards:\n")[0] + (
+        'cards:\n  - {id: z, type: cloze, text: {zh: "{{c1::桶}}合并梯度", en: "{{c1::Buckets}} merge gradients"},'
+        ' source: Buckets merge gradients}\n')
+    [card] = load(tmp_path, deck).deck.cards
+    assert card.texts == {"zh": CardText(text="{{c1::桶}}合并梯度"), "en": CardText(text="{{c1::Buckets}} merge gradients")}
+    assert (card.text, card.front, card.back, card.statement, card.answer) == ("{{c1::桶}}合并梯度", "", "", "", None)
