@@ -36,7 +36,7 @@ seed: ../seeds/s.md
 tags: [t1]
 cards:
   - {id: b, type: basic, front: {zh: "几层？", en: How many layers?}, back: {zh: "三", en: Three},
-     accept: {zh: ["3"], en: [three, "3"]}, source: The cache has three layers}
+     accept: {zh: ["3"], en: [three, "3"]}, source: The cache has three layers, tags: [t2], revision: 2}
   - {id: c, type: choice, front: {zh: "哪个合并？", en: Which merges?}, choices: [{zh: "桶", en: Buckets}, {zh: "层", en: Layers}],
      answer: "桶", feedback: {"层": {zh: "它们堆叠", en: They stack.}}, explanation: {zh: "桶合并", en: Buckets merge.},
      source: Buckets merge gradients}
@@ -98,7 +98,9 @@ def test_a_bilingual_deck_loads_every_language(tmp_path):
     assert deck.key_positions == {"seed": P(6, 7)}
     b, c, f, t = deck.cards
     assert b == Card("b", "basic", ("The cache has three layers",), P(9, 5), front="几层？", back="三", accept=("3",),
-                     language="zh")
+                     tags=("t2",), revision=2, language="zh")
+    assert b.field_positions == {"id": P(9, 10), "type": P(9, 19), "front": P(9, 33), "back": P(9, 74), "accept": P(10, 14),
+                                 "source": P(10, 53), "tags": P(10, 87), "revision": P(10, 103)}
     assert b.texts == {"zh": CardText(front="几层？", back="三", accept=("3",)),
                        "en": CardText(front="How many layers?", back="Three", accept=("three", "3"))}
     # the answer and the feedback are written in the primary language; each language gets its own option's text
