@@ -316,3 +316,10 @@ def test_a_bilingual_cloze_card_has_only_its_text_in_each_language(tmp_path):
     [card] = load(tmp_path, deck).deck.cards
     assert card.texts == {"zh": CardText(text="{{c1::桶}}合并梯度"), "en": CardText(text="{{c1::Buckets}} merge gradients")}
     assert (card.text, card.front, card.back, card.statement, card.answer) == ("{{c1::桶}}合并梯度", "", "", "", None)
+
+
+@pytest.mark.parametrize("written", ["[abc]", "abc", "sha256:ABC"])
+def test_a_seed_hash_that_is_not_one_is_not_recorded(tmp_path, written):
+    result = load(tmp_path, MONOLINGUAL.replace("min_coverage: 80%\n", f"seed_hash: {written}\n"))
+    assert [p.code for p in result.problems] in (["wrong-type"], ["bad-seed-hash"])
+    assert result.deck.seed_hash == ""
