@@ -831,6 +831,12 @@ MORE_CASES = {
     # a field of another type is reported as such, and its value not read (no second error about it)
     "card-field-of-other-type-not-read": card("type: basic, front: Why?, back: Because, statement: [x], accept: {a: 1}"),
     "card-accept-on-choice-not-read": card("type: choice, front: Which?, choices: [a, b], answer: a, accept: [[x]]"),
+    "cards-after-a-duplicate-id-load": H1 + OK + "  - {id: ok, type: basic, front: Other?, back: B, source: The cache avoids}\n"
+        + "  - {id: c, type: basic, front: Third?, back: C, source: The cache avoids}\n",
+    "cards-after-a-bad-card-load": H1 + OK + "  - just text\n" + "  - {id: c, type: basic, front: Third?, back: C, source: The cache avoids}\n",
+    # one sentence can hold deletions for several cloze cards: the same text twice is no duplicate question
+    "cloze-same-text-twice": H1 + '  - {id: a, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n'
+        + '  - {id: b, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n',
 }
 
 MORE_EXPECTED = {
@@ -959,6 +965,14 @@ MORE_EXPECTED = {
     ]),
     'card-accept-on-choice-not-read': ([('ok', ())], [
         ('field-not-for-type', 7, 70, 'error', "'accept' does not belong on a choice card; remove it"),
+    ]),
+    'cards-after-a-duplicate-id-load': ([('ok', ()), ('c', ())], [
+        ('duplicate-card-id', 7, 10, 'error', "card id 'ok' is already used at line 6; card ids must be unique in a deck"),
+    ]),
+    'cards-after-a-bad-card-load': ([('ok', ()), ('c', ())], [
+        ('wrong-type', 7, 5, 'error', 'a card must be a mapping (id:, type:, ...), not text'),
+    ]),
+    'cloze-same-text-twice': ([('a', ()), ('b', ())], [
     ]),
 }
 
