@@ -338,3 +338,12 @@ def test_both_sides_of_a_reverse_card_are_prompts(tmp_path):
         "type: reverse, front: RDMA, back: Remote direct memory access",
         "type: basic, front: What is it?, back: remote direct memory access is it",
     ]))] == []
+
+
+def test_a_giveaway_in_both_languages_is_reported_once(tmp_path):
+    problems = deck_file(tmp_path, [
+        'type: basic, front: {zh: "为什么？", en: "Why?"}, back: {zh: "元信息持久化在数据库中", en: "metadata persisted in FoundationDB"}',
+        'type: truefalse, statement: {zh: "因为元信息持久化在数据库中所以无状态", en: "Metadata persisted in FoundationDB makes it stateless"},'
+        ' answer: true',
+    ], schema=2)
+    assert [(line, "(zh)" in message) for line, _, message in giveaways(problems)] == [(7, True)]

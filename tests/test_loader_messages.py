@@ -837,6 +837,7 @@ MORE_CASES = {
     # one sentence can hold deletions for several cloze cards: the same text twice is no duplicate question
     "cloze-same-text-twice": H1 + '  - {id: a, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n'
         + '  - {id: b, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n',
+    "bi-front-empty": card("type: basic, front: '', back: Because", H2),
 }
 
 MORE_EXPECTED = {
@@ -973,6 +974,10 @@ MORE_EXPECTED = {
         ('wrong-type', 7, 5, 'error', 'a card must be a mapping (id:, type:, ...), not text'),
     ]),
     'cloze-same-text-twice': ([('a', ()), ('b', ())], [
+    ]),
+    'bi-front-empty': ([('ok', ())], [
+        ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
+        ('empty', 8, 33, 'error', "'front' is empty; write the text"),
     ]),
 }
 
