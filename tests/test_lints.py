@@ -347,3 +347,12 @@ def test_a_giveaway_in_both_languages_is_reported_once(tmp_path):
         ' answer: true',
     ], schema=2)
     assert [(line, "(zh)" in message) for line, _, message in giveaways(problems)] == [(7, True)]
+
+
+def test_a_reverse_cards_front_is_a_prompt_too(tmp_path):
+    problems = deck_file(tmp_path, [
+        "type: basic, front: What does the acronym stand for?, back: remote direct memory access",
+        "type: reverse, front: remote direct memory access, back: RDMA",
+    ])
+    assert giveaways(problems) == [(6, 89, GIVEAWAY.format(
+        kind="card", card="c0", answer="remote direct memory access", field="front", other="c1", line=7, where=""))]
