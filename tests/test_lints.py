@@ -258,6 +258,7 @@ def test_a_han_answer_needs_no_word_boundary(haystack, occurs):
     ("data base", "data base元", True),  # and after it
     ("元x", "b元x", True),  # an answer starting with a Han character needs no boundary before it
     ("x元", "x元b", True),  # nor one ending with one after it
+    ("xy元", "xy元b", True),
     ("data base", "data basement data base", True),
 ])
 def test_a_latin_answer_needs_a_boundary_on_each_side(needle, haystack, occurs):

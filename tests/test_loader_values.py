@@ -224,6 +224,9 @@ def test_a_quote_of_a_markdown_seed_matches_it_as_it_reads_or_as_it_is_written(t
     (tmp_path / "decks" / "d.yaml").write_text(deck, encoding="utf-8")
     # '2*x*y' reads as it is written in the code span, though as Markdown of its own it would read '2xy'
     assert load_deck(tmp_path / "decks" / "d.yaml").problems == []
+    # as it reads only: the code span's text and the bold word, without their markup
+    (tmp_path / "decks" / "d.yaml").write_text(deck.replace("source: [", "source: ['2*x*y in bold code', "), encoding="utf-8")
+    assert load_deck(tmp_path / "decks" / "d.yaml").problems == []
     (tmp_path / "seeds" / "s.txt").write_text("Multiply with `2*x*y` in **bold** code.\n", encoding="utf-8")
     (tmp_path / "decks" / "d.yaml").write_text(deck.replace("s.md", "s.txt"), encoding="utf-8")
     # a plain-text seed is matched as it is written only
