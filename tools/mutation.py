@@ -3,6 +3,9 @@
     python tools/mutation.py                     # every target below, report in tools/MUTATION.md
     python tools/mutation.py --only matching     # one target (names as in TARGETS)
     python tools/mutation.py --jobs 2            # mutants run in parallel (default: 1)
+    python tools/mutation.py --only loading --workdir DIR            # kept in DIR: run again, it goes on
+    python tools/mutation.py --only loading --workdir DIR --refresh  # after tests were added or code fixed
+    python tools/mutation.py --only loading --workdir DIR --collect  # record what is settled so far
 
 Each target runs in a scratch copy of the tracked files (mutmut writes a mutants/ tree and
 its state beside the code; the working tree is never touched), with mutmut's pytest limited
