@@ -326,3 +326,24 @@ def test_a_seed_hash_that_is_not_one_is_not_recorded(tmp_path, written):
     result = load(tmp_path, MONOLINGUAL.replace("min_coverage: 80%\n", f"seed_hash: {written}\n"))
     assert [p.code for p in result.problems] in (["wrong-type"], ["bad-seed-hash"])
     assert result.deck.seed_hash == ""
+
+
+def test_a_seed_that_cannot_be_opened_or_read_says_why_in_the_systems_words(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from studyapp.core.loader import SeedUnreadable
+
+    with pytest.raises(SeedUnreadable) as caught:
+        read_seed_file(tmp_path / "missing.md")
+    assert str(caught.value) == "No such file or directory"
+    seed = tmp_path / "s.md"
+    seed.write_text("text", encoding="utf-8")
+
+    def failing_read(fd, size):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "read", failing_read)  # a disk error mid-read
+    with pytest.raises(SeedUnreadable) as caught:
+        read_seed_file(seed)
+    assert str(caught.value) == "Input/output error"
