@@ -838,6 +838,7 @@ MORE_CASES = {
     "cloze-same-text-twice": H1 + '  - {id: a, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n'
         + '  - {id: b, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n',
     "bi-front-empty": card("type: basic, front: '', back: Because", H2),
+    "card-keys-each-checked": card("type: basic, front: Why?, back: Because, choices: [a, b], fornt: x, zzz: 1"),
 }
 
 MORE_EXPECTED = {
@@ -978,6 +979,11 @@ MORE_EXPECTED = {
     'bi-front-empty': ([('ok', ())], [
         ('untranslated-text', 7, 34, 'warning', '\'front\' is one plain string of 5 words, shown untranslated to zh learners (a plain string suits a term of up to 4 words); write it as {zh: "...", en: "..."}'),
         ('empty', 8, 33, 'error', "'front' is empty; write the text"),
+    ]),
+    'card-keys-each-checked': ([('ok', ())], [
+        ('field-not-for-type', 7, 54, 'error', "'choices' does not belong on a basic card; remove it"),
+        ('unknown-key', 7, 71, 'error', "unknown key 'fornt' in a basic card; did you mean 'front'?"),
+        ('unknown-key', 7, 81, 'error', "unknown key 'zzz' in a basic card; allowed: accept, back, explanation, front, id, related, revision, source, tags, type"),
     ]),
 }
 
