@@ -839,6 +839,7 @@ MORE_CASES = {
         + '  - {id: b, type: cloze, text: "{{c1::Buckets}} merge gradients", source: Buckets merge gradients}\n',
     "bi-front-empty": card("type: basic, front: '', back: Because", H2),
     "card-keys-each-checked": card("type: basic, front: Why?, back: Because, choices: [a, b], fornt: x, zzz: 1"),
+    "top-level-list-after-a-comment": "# a deck?\n\n  - a\n  - b\n",
 }
 
 MORE_EXPECTED = {
@@ -984,6 +985,9 @@ MORE_EXPECTED = {
         ('field-not-for-type', 7, 54, 'error', "'choices' does not belong on a basic card; remove it"),
         ('unknown-key', 7, 71, 'error', "unknown key 'fornt' in a basic card; did you mean 'front'?"),
         ('unknown-key', 7, 81, 'error', "unknown key 'zzz' in a basic card; allowed: accept, back, explanation, front, id, related, revision, source, tags, type"),
+    ]),
+    'top-level-list-after-a-comment': (None, [
+        ('not-a-mapping', 3, 3, 'error', 'the top level of a deck must be a mapping (schema:, id:, cards: ...), not a list'),
     ]),
 }
 
