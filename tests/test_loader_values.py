@@ -94,6 +94,8 @@ def test_a_bilingual_deck_loads_every_language(tmp_path):
     deck = result.deck
     assert (deck.id, deck.title, deck.description, deck.tags) == ("values", "值", "说明", ("t1",))
     assert (deck.languages, deck.language, deck.min_coverage) == (("zh", "en"), "zh", None)
+    assert (deck.path, deck.seed_path) == (tmp_path / "decks" / "d.yaml", (tmp_path / "seeds" / "s.md").resolve())
+    assert (deck.position, deck.seed_hash) == (P(2, 5), "")
     assert (deck.titles, deck.descriptions) == ({"zh": "值", "en": "Values"}, {"zh": "说明", "en": "About"})
     assert deck.key_positions == {"seed": P(6, 7)}
     b, c, f, t = deck.cards
