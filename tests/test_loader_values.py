@@ -349,3 +349,21 @@ def test_a_seed_that_cannot_be_opened_or_read_says_why_in_the_systems_words(tmp_
     with pytest.raises(SeedUnreadable) as caught:
         read_seed_file(seed)
     assert str(caught.value) == "Input/output error"
+
+
+def test_a_load_result_names_its_file_loaded_or_not(tmp_path):
+    good = load(tmp_path, MONOLINGUAL)
+    assert good.path == tmp_path / "decks" / "d.yaml"
+    (tmp_path / "decks" / "bad.yaml").write_text("[unclosed\n", encoding="utf-8")
+    bad = load_deck(tmp_path / "decks" / "bad.yaml")
+    assert (bad.path, bad.deck) == (tmp_path / "decks" / "bad.yaml", None)
+
+
+def test_a_file_that_cannot_be_read_raises_an_error_naming_it(tmp_path):
+    from studyapp.core.problems import DeckLoadError
+    from studyapp.core.yamlsafe import read_text
+
+    for path, why in ((tmp_path / "none.yaml", "No such file or directory"), (tmp_path, "Is a directory")):
+        with pytest.raises(DeckLoadError) as caught:
+            read_text(path)
+        assert caught.value.format() == f"{path}:1:1: error: cannot read the file: {why} [unreadable]"
