@@ -764,6 +764,13 @@ def test_a_file_over_16_mb_is_refused_by_its_size(tmp_path):
         handle.truncate(MAX_FILE_BYTES + 1)
     assert [(p.code, p.line, p.column, p.message, p.path) for p in load_deck(path).problems] == [
         ("too-large", 1, 1, "file is 16.0 MB, larger than the 16 MB a deck may be; split it into several decks", str(path))]
+    from studyapp.core.problems import DeckLoadError
+    from studyapp.core.yamlsafe import read_text
+
+    with pytest.raises(DeckLoadError) as caught:  # the error names the file itself
+        read_text(path)
+    assert caught.value.format() == (f"{path}:1:1: error: file is 16.0 MB, larger than the 16 MB a deck may be; "
+                                     "split it into several decks [too-large]")
     with open(path, "r+b") as handle:  # exactly at the cap: read (and found binary, being all zero bytes)
         handle.truncate(MAX_FILE_BYTES)
     assert [p.code for p in load_deck(path).problems] == ["binary"]
