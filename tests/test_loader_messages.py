@@ -592,6 +592,8 @@ YAML_CASES = {
     "control-character": b"schema: 1\nid: d\ntitle: \"a\\x1b]52;c;x\\x07b\"\ncards: []\n",
     "binary": b"schema: 1\nid: d\n\x00\x01\n",
     "binary-first-byte": b"\x00schema: 1\n",
+    "binary-second-line": b"\n\x00schema: 1\n",  # the line of the first NUL, counted from the first byte
+    "binary-two-nuls": b"schema: 1\n\x00\nid: d\n\x00\n",
     "latin1": b"schema: 1\nid: d\ntitle: caf\xe9\n",
     "latin1-first-line": b"caf\xe9: 1\n",
     "empty": b"",
@@ -665,6 +667,12 @@ YAML_EXPECTED = {
     ]),
     'binary-first-byte': (False, [
         ('binary', 1, 1, 'error', 'this is a binary file, not a YAML deck'),
+    ]),
+    'binary-second-line': (False, [
+        ('binary', 2, 1, 'error', 'this is a binary file, not a YAML deck'),
+    ]),
+    'binary-two-nuls': (False, [
+        ('binary', 2, 1, 'error', 'this is a binary file, not a YAML deck'),
     ]),
     'latin1': (False, [
         ('encoding', 3, 11, 'error', 'byte 0xe9 is not valid UTF-8; save the file as UTF-8'),
@@ -771,6 +779,9 @@ def test_a_file_over_16_mb_is_refused_by_its_size(tmp_path):
         read_text(path)
     assert caught.value.format() == (f"{path}:1:1: error: file is 16.0 MB, larger than the 16 MB a deck may be; "
                                      "split it into several decks [too-large]")
+    with open(path, "r+b") as handle:  # the size in MB to a tenth: 100 MiB is 100.0, not 99.9
+        handle.truncate(100 * 1024 * 1024)
+    assert load_deck(path).problems[0].message.startswith("file is 100.0 MB, larger than the 16 MB")
     with open(path, "r+b") as handle:  # exactly at the cap: read (and found binary, being all zero bytes)
         handle.truncate(MAX_FILE_BYTES)
     assert [p.code for p in load_deck(path).problems] == ["binary"]
