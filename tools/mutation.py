@@ -3,6 +3,9 @@
     python tools/mutation.py                     # every target below, report in tools/MUTATION.md
     python tools/mutation.py --only matching     # one target (names as in TARGETS)
     python tools/mutation.py --jobs 2            # mutants run in parallel (default: 1)
+    python tools/mutation.py --only loading --workdir DIR            # kept in DIR: run again, it goes on
+    python tools/mutation.py --only loading --workdir DIR --refresh  # after tests were added or code fixed
+    python tools/mutation.py --only loading --workdir DIR --collect  # record what is settled so far
 
 Each target runs in a scratch copy of the tracked files (mutmut writes a mutants/ tree and
 its state beside the code; the working tree is never touched), with mutmut's pytest limited
@@ -61,7 +64,10 @@ TARGETS = (
            ("tests/test_quiz_core.py", "tests/test_matching*.py", "tests/test_escapes.py")),
     Target("loading", "deck loading and checking",
            ("studyapp/core/loader.py", "studyapp/core/lints.py", "studyapp/core/yamlsafe.py"),
-           ("tests/test_loader*.py", "tests/test_lints.py", "tests/test_bundled_decks.py", "tests/test_hostile*.py",
+           # Not test_hostile_export.py nor test_hostile_reports.py: they reach the loader only through a
+           # subprocess, which mutmut's coverage does not see, so no loading mutant was ever run against them;
+           # their signal timing failed the clean run (which stops mutmut) twice on a loaded machine.
+           ("tests/test_loader*.py", "tests/test_lints.py", "tests/test_bundled_decks.py", "tests/test_hostile_text.py",
             "tests/test_escapes.py")),
     # The schema check is the merge's first step (issue 15): its mutants are the merge's to kill.
     Target("merge", "the report merge", ("studyapp/onboarding/merge.py", "studyapp/onboarding/report_schema.py"),
@@ -112,64 +118,107 @@ def tracked_files() -> list[str]:
 
 
 def run_target(target: Target, jobs: int, equivalent: dict[str, str], only: list[str] | None = None,
-               tests_override: list[str] | None = None) -> Outcome:
-    scratch = Path(tempfile.mkdtemp(prefix=f"studyapp-mutation-{target.name}-"))
+               tests_override: list[str] | None = None, workdir: Path | None = None,
+               collect_only: bool = False, refresh: bool = False) -> Outcome:
+    """Run mutmut on the target in a scratch copy and classify its mutants.
+
+    With ``workdir`` the copy is kept there, and a copy already there is reused as it is: mutmut
+    keeps the verdicts it has and runs only the mutants still unchecked, so a run stopped (or cut
+    off) goes on where it stopped. ``collect_only`` runs nothing and reads the verdicts found.
+    ``refresh`` copies the tracked files into the kept copy again (tests added, code fixed since)
+    and runs what that leaves unsettled: every mutant checked and not killed, then those of changed
+    or new functions and any still unchecked."""
+    scratch = workdir or Path(tempfile.mkdtemp(prefix=f"studyapp-mutation-{target.name}-"))
     try:
-        for name in tracked_files():
-            (scratch / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, scratch / name)
-        tests = sorted({path for pattern in (tests_override or target.tests) for path in glob.glob(pattern, root_dir=ROOT)})
-        if not tests:
-            raise SystemExit(f"tools/mutation.py: no test file matches {target.tests} for {target.name}")
-        config = "\n".join([
-            "", "[tool.mutmut]",
-            'source_paths = ["studyapp/"]',
-            f"only_mutate = {json.dumps(list(target.modules))}",
-            f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
-            f"pytest_add_cli_args = {json.dumps([a for test in target.deselect for a in ('--deselect', test)])}",
-            # the tests read the bundled decks and seeds from beside the package
-            'also_copy = ["decks", "seeds", "studyapp", "tools", "docs", "README.md"]', "",
-        ])
-        with open(scratch / "pyproject.toml", "a", encoding="utf-8") as handle:
-            handle.write(config)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")}
+        kept = (scratch / "mutants").is_dir()
+        if not kept and collect_only:
+            raise SystemExit(f"tools/mutation.py: no mutmut run in {scratch} to collect")
+        if not kept or refresh:
+            _prepare(scratch, target, tests_override)
         started = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *(only or [])], cwd=scratch,
-                              env=env, capture_output=True, text=True)
+        if refresh:
+            # mutmut resets the verdicts of the functions that changed and adds the mutants of new ones when it
+            # starts, and collects coverage for the new tests; the mutants that survived the old tests are
+            # named first, to be run against the new ones; then whatever is unchecked, old or new.
+            survivors = _not_killed(scratch, target)
+            if survivors:
+                _mutmut(scratch, target, jobs, survivors)
+        if not collect_only:
+            _mutmut(scratch, target, jobs, only or [])
         seconds = time.monotonic() - started
-        if done.returncode != 0:
-            tail = (done.stdout + done.stderr)[-3000:]
-            raise SystemExit(f"tools/mutation.py: mutmut failed on {target.name} (exit {done.returncode}):\n{tail}")
-        return collect(target, scratch, equivalent, only, seconds)
+        from mutmut.stats import status_by_exit_code
+
+        outcome = Outcome(target, seconds=seconds)
+        for module in target.modules:
+            meta = json.loads((scratch / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
+            for mutant, code in sorted(meta["exit_code_by_key"].items()):
+                if only is not None and not any(fnmatch.fnmatchcase(mutant, pattern) for pattern in only):
+                    continue
+                status = status_by_exit_code[code]
+                counts = outcome.by_module.setdefault(module, {"killed": 0, "survived": 0, "equivalent": 0})
+                if mutant in equivalent:
+                    outcome.equivalent.append(mutant)
+                    counts["equivalent"] += 1
+                elif status in ("killed", "timeout", "segfault"):
+                    outcome.killed.append(mutant)
+                    counts["killed"] += 1
+                elif status in ("survived", "no tests"):  # no test even reaches the mutated line
+                    outcome.survived.append(mutant)
+                    counts["survived"] += 1
+                else:
+                    outcome.other.setdefault(status, []).append(mutant)
+        outcome.survived_diffs = _show(scratch, outcome.survived)
+        return outcome
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if workdir is None:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
-def collect(target: Target, scratch: Path, equivalent: dict[str, str], only: list[str] | None, seconds: float) -> Outcome:
-    """The verdicts mutmut left in ``scratch`` (its meta files), survivors with their diffs."""
+def _mutmut(scratch: Path, target: Target, jobs: int, names: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYAPP_")}
+    done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names],
+                          cwd=scratch, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr)[-3000:]
+        raise SystemExit(f"tools/mutation.py: mutmut failed on {target.name} (exit {done.returncode}):\n{tail}")
+
+
+def _not_killed(scratch: Path, target: Target) -> list[str]:
     from mutmut.stats import status_by_exit_code
 
-    outcome = Outcome(target, seconds=seconds)
+    names = []
     for module in target.modules:
         meta = json.loads((scratch / "mutants" / f"{module}.meta").read_text(encoding="utf-8"))
-        for mutant, code in sorted(meta["exit_code_by_key"].items()):
-            if only is not None and not any(fnmatch.fnmatchcase(mutant, pattern) for pattern in only):
-                continue
-            status = status_by_exit_code[code]
-            counts = outcome.by_module.setdefault(module, {"killed": 0, "survived": 0, "equivalent": 0})
-            if mutant in equivalent:
-                outcome.equivalent.append(mutant)
-                counts["equivalent"] += 1
-            elif status in ("killed", "timeout", "segfault"):
-                outcome.killed.append(mutant)
-                counts["killed"] += 1
-            elif status in ("survived", "no tests"):  # no test even reaches the mutated line
-                outcome.survived.append(mutant)
-                counts["survived"] += 1
-            else:
-                outcome.other.setdefault(status, []).append(mutant)
-    outcome.survived_diffs = _show(scratch, outcome.survived)
-    return outcome
+        names += [m for m, code in meta["exit_code_by_key"].items()
+                  if code is not None and status_by_exit_code[code] not in ("killed", "timeout", "segfault")]
+    return sorted(names)
+
+
+def _prepare(scratch: Path, target: Target, tests_override: list[str] | None) -> None:
+    scratch.mkdir(parents=True, exist_ok=True)
+    for name in tracked_files():
+        (scratch / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, scratch / name)
+    tests = sorted({path for pattern in (tests_override or target.tests) for path in glob.glob(pattern, root_dir=ROOT)})
+    if not tests:
+        raise SystemExit(f"tools/mutation.py: no test file matches {target.tests} for {target.name}")
+    config = "\n".join([
+        "", "[tool.mutmut]",
+        'source_paths = ["studyapp/"]',
+        f"only_mutate = {json.dumps(list(target.modules))}",
+        f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
+        f"pytest_add_cli_args = {json.dumps([a for test in target.deselect for a in ('--deselect', test)])}",
+        # the tests read the bundled decks and seeds from beside the package
+        'also_copy = ["decks", "seeds", "studyapp", "tools", "docs", "README.md"]', "",
+    ])
+    with open(scratch / "pyproject.toml", "a", encoding="utf-8") as handle:
+        handle.write(config)
+    # a kept work directory may be collected after more commits: the figures belong to this one
+    (scratch / ".mutation-commit").write_text(_head(), encoding="utf-8")
+
+
+def _head() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
 _SHOW = """
@@ -251,6 +300,8 @@ def write_report(results: dict) -> None:
         after, before = results[t.name]["after"], results[t.name]["before"]
         total = after["killed"] + after["survived"] + after["equivalent"] + sum(after["other"].values())
         verdict = "met" if (_score(after) or 0) >= TARGET_SCORE else "missed"
+        if after.get("part"):  # a score over the mutants measured says nothing of the others
+            verdict += " on the part measured"
         lines.append(f"| {t.name} | {', '.join(Path(m).name for m in t.modules)} | {t.what} | {total} | "
                      f"{after['killed']} | {after['survived']} | {after['equivalent']} | "
                      f"{_percent(_score(before))} ({before['commit']}) | {_percent(_score(after))} ({after['commit']}) | "
@@ -296,46 +347,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recheck", action="store_true",
                         help="run only the mutants that survived the target's last run (with the source unchanged, "
                              "a killed mutant stays killed when tests are only added) and update its figures")
-    parser.add_argument("--collect", metavar="DIR",
-                        help="record the figures mutmut left in DIR (the scratch copy of a run that was stopped: "
-                             "its mutants/*.meta) instead of running; with --only one target and --commit")
-    parser.add_argument("--commit", help="with --collect: the commit the stopped run was made at")
+    parser.add_argument("--workdir", type=Path, metavar="DIR",
+                        help="run in DIR and keep it (one target): a run stopped or cut off goes on where it stopped "
+                             "when given the same DIR again")
+    parser.add_argument("--collect", action="store_true",
+                        help="with --workdir: run nothing, record the verdicts mutmut has written there so far (a "
+                             "run stopped before the end is recorded as a part of the target, saying how many)")
+    parser.add_argument("--refresh", action="store_true",
+                        help="with --workdir: copy the tracked files into it again and settle what that unsettles: "
+                             "mutants of changed functions, new ones, and every one not killed, run against the "
+                             "tests as they are now (killed ones stay killed: tests were only added)")
     args = parser.parse_args(argv)
-    if args.collect and (not args.commit or not args.only or len(args.only) != 1):
-        parser.error("--collect needs --commit and one --only target")
+    if args.refresh and not args.workdir:
+        parser.error("--refresh needs --workdir")
+    if args.collect and not args.workdir:
+        parser.error("--collect needs --workdir")
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
     equivalent = tomllib.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = _head()
     chosen = [t for t in TARGETS if not args.only or t.name in args.only]
+    if args.workdir and len(chosen) != 1:
+        parser.error("--workdir holds one target's run: name it with --only")
     outcomes = []
     for target in chosen:
         print(f"mutation: {target.name} ({', '.join(target.modules)})...", file=sys.stderr, flush=True)
         last = results.get(target.name, {}).get("after")
-        if args.collect:
-            scratch = Path(args.collect)
-            metas = [scratch / "mutants" / f"{module}.meta" for module in target.modules]
-            started = (scratch / "pyproject.toml").stat().st_mtime
-            outcome = collect(target, scratch, equivalent, None, max(m.stat().st_mtime for m in metas) - started)
-            outcomes.append(outcome)
-            record = summary(outcome, args.commit)
-            unchecked = len(outcome.other.get("not checked", []))
-            if unchecked:
-                total = len(outcome.killed) + len(outcome.survived) + len(outcome.equivalent) + sum(
-                    len(v) for v in outcome.other.values())
-                record["part"] = (f"{total - unchecked} of its {total} mutants, those mutmut had checked when the run "
-                                  "was stopped")
-            print(f"mutation: {target.name}: {record['killed']} killed, {record['survived']} survived, "
-                  f"{record['equivalent']} equivalent, {unchecked} not checked, score {_percent(_score(record))} "
-                  f"(collected from {scratch})", file=sys.stderr, flush=True)
-            results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
-            entry = results.setdefault(target.name, {})
-            if args.baseline or "before" not in entry:
-                entry["before"] = record
-            entry["after"] = record
-            RESULTS.write_text(json.dumps(results, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
-            write_report(results)
-            continue
         only = sorted(last["survivors"]) if args.recheck and last else args.mutants
         if args.recheck and last and args.mutants:
             only = [m for m in only if any(fnmatch.fnmatchcase(m, pattern) for pattern in args.mutants)]
@@ -344,13 +380,17 @@ def main(argv: list[str] | None = None) -> int:
             continue
         # A survivor listed as equivalent since counts as equivalent whatever the tests do: it is not run again.
         listed = [m for m in only if m in equivalent] if args.recheck and last else []
-        to_run = [m for m in only if m not in listed]
-        outcome = (run_target(target, args.jobs, equivalent, to_run, args.tests if args.recheck else None) if to_run
-                   else Outcome(target))
+        to_run = [m for m in only if m not in listed] if listed else only
+        outcome = (run_target(target, args.jobs, equivalent, to_run, args.tests if args.recheck else None,
+                              args.workdir.resolve() if args.workdir else None, args.collect, args.refresh)
+                   if to_run or not listed else Outcome(target))
         for mutant in listed:
             module = next(m for m in target.modules if mutant.startswith(m[:-3].replace("/", ".") + "."))
             outcome.equivalent.append(mutant)
             outcome.by_module.setdefault(module, {"killed": 0, "survived": 0, "equivalent": 0})["equivalent"] += 1
+        unchecked = outcome.other.pop("not checked", [])
+        if args.workdir and (args.workdir / ".mutation-commit").exists():  # what the kept copy was made from
+            commit = (args.workdir / ".mutation-commit").read_text(encoding="utf-8").strip()
         outcomes.append(outcome)
         record = summary(outcome, commit)
         if args.recheck and last:
@@ -360,6 +400,10 @@ def main(argv: list[str] | None = None) -> int:
                 record["rechecked"] += f"; {len(listed)} of them, listed as equivalent since, were not run"
         elif args.mutants:  # a part of a target, not a recheck
             record["part"] = f"only the mutants matching {', '.join(args.mutants)}"
+        if unchecked:
+            checked = record["killed"] + record["survived"] + record["equivalent"] + sum(record["other"].values())
+            record["part"] = (record.get("part", "") + "; " if record.get("part") else "") + (
+                f"{checked} of its {checked + len(unchecked)} mutants, those mutmut had checked when the run stopped")
         print(f"mutation: {target.name}: {record['killed']} killed, {record['survived']} survived, "
               f"{record['equivalent']} equivalent, score {_percent(_score(record))} ({outcome.seconds:.0f} s"
               f"{', survivors rechecked' if args.recheck else ''})", file=sys.stderr, flush=True)

@@ -22,9 +22,12 @@ POSITION_BIAS_P = 0.01
 # A shorter answer is a term (a component's name, a number): other prompts name it without giving anything away.
 MIN_ANSWER_WORDS = 4
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = re.compile(f"[{_CJK_RANGES}]")
 _LEADING_ARTICLE = re.compile(r"^\s*(?:the|a|an)\s+", re.IGNORECASE)
-_TOKEN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W_]+")
+# Each CJK character is a token of its own, and a Latin run stops at one: "FDB元信息" is FDB, 元, 信, 息,
+# or a Chinese answer written right after a Latin name would not be found in the prompt's index.
+_TOKEN = re.compile(f"[{_CJK_RANGES}]|[^\\W_{_CJK_RANGES}]+")
 
 
 def deck_lints(deck: Deck) -> list[Problem]:

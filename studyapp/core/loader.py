@@ -619,7 +619,7 @@ class _DeckBuilder:
         if card_type == "cloze" and "text" in texts:
             self._clozes(texts["text"], raw.value_positions["text"])
         if source is not None and seed_text is not None:
-            self._sources(source, raw, seed_text)
+            self._sources(source, raw, seed_text, card_id)
         if self.errors > errors_before or card_id is None:
             return None
         if not self.bilingual:
@@ -781,7 +781,7 @@ class _DeckBuilder:
         if "{{" in stray or "}}" in stray:
             self.report(position, "cloze-unbalanced", "braces that are not a {{cN::...}} deletion; write deletions as {{c1::answer}}")
 
-    def _sources(self, source: tuple[str, ...], raw: LocatedDict, seed_text: str) -> None:
+    def _sources(self, source: tuple[str, ...], raw: LocatedDict, seed_text: str, card_id: str | None) -> None:
         position = raw.value_positions["source"]
         for quote in source:
             if quote in seed_text or self.seed_markdown and _in_rendered(quote, seed_text):
@@ -794,7 +794,8 @@ class _DeckBuilder:
                 continue
             import difflib
 
-            card = raw.get("id") if isinstance(raw.get("id"), str) else "?"
+            # the id as read (a number is a valid id, read as text); "?" for a card without a usable one
+            card = "?" if card_id is None else card_id
             if card not in self.stale_cards:
                 self.stale_cards.append(card)
             if difflib.SequenceMatcher(None, quote, closest, autojunk=False).ratio() >= MOVED_SIMILARITY:

@@ -114,7 +114,9 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
             finally:
                 loader.dispose()
         except yaml.MarkedYAMLError as error:
-            raise _syntax_error(error, path) from None
+            raise _syntax_error(error, path, text) from None
+        except yaml.reader.ReaderError as error:
+            raise _reader_error(error, path, text) from None
         except yaml.YAMLError as error:
             raise DeckLoadError(f"invalid YAML: {error}", path=path, line=1, column=1, code="yaml-syntax") from None
         except RecursionError:
@@ -157,18 +159,32 @@ def _refuse_too_many_nodes(text: str, path, limit: int | None = None) -> None:
         loader.dispose()
 
 
-def _syntax_error(error: yaml.MarkedYAMLError, path) -> DeckLoadError:
+def _syntax_error(error: yaml.MarkedYAMLError, path, text: str) -> DeckLoadError:
     mark = error.problem_mark or error.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
     problem = error.problem or "invalid YAML"
     message = f"YAML syntax error: {problem}"
     if error.context:
         message += f" ({error.context})"
-    if "'\\t'" in problem or "tab" in problem:
+    # libyaml names the tab in some messages ("found a tab character that violates indentation") and
+    # not in others ("found character that cannot start any token"); its mark is at the tab in each.
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
         message += "; indent with spaces, not tabs"
     if "maximum nesting depth" in problem:
         return DeckLoadError("the document is nested too deeply", path=path, line=line, column=column, code="too-deep")
     return DeckLoadError(message, path=path, line=line, column=column, code="yaml-syntax")
+
+
+def _reader_error(error: yaml.reader.ReaderError, path, text: str) -> DeckLoadError:
+    """A character YAML refuses (a control character), at its line and column: libyaml gives only
+    its offset, in UTF-8 bytes."""
+    data = text.encode("utf-8")
+    offset = min(error.position, len(data))
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    line = data.count(b"\n", 0, offset) + 1
+    column = len(data[line_start:offset].decode("utf-8", "replace")) + 1
+    return DeckLoadError(f"invalid YAML: {str(error).splitlines()[0]}", path=path, line=line, column=column,
+                         code="yaml-syntax")
 
 
 class _Builder:
