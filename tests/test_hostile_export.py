@@ -193,12 +193,13 @@ def start_export(env, decks: Path, output: Path) -> subprocess.Popen:
 
 
 def wait_until_writing(process: subprocess.Popen, folder: Path, env) -> tuple[list[str], list[str]]:
-    """Until the export has both its temporary package and its scratch folder (it is writing)."""
+    """Until the export has its temporary package and its scratch folder with the collection in it (it is
+    writing): the folder is made a moment before the collection, and a kill in that moment leaves no file."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         temps = [n for n in temporaries(folder) if n.startswith(".studyapp-export-big.apkg.")]
         scratch = [n for n in scratch_of(env) if n.startswith("studyapp-export-")]
-        if temps and scratch:
+        if temps and scratch and (Path(env["TMPDIR"]) / scratch[0] / "collection.anki2").exists():
             return temps, scratch
         if process.poll() is not None:
             pytest.fail(f"the export ended before it was caught writing: {process.communicate()}")
