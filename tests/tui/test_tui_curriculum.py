@@ -3,7 +3,7 @@
 import shutil
 
 from studyapp.core.session import ReviewSession
-from tui_helpers import SAMPLE_DECKS, screen_text, wait_for, wait_for_text
+from tui_helpers import services_with_the_catalog_held_back, SAMPLE_DECKS, screen_text, wait_for, wait_for_text
 
 CURRICULUM = """\
 schema: 1
@@ -87,15 +87,12 @@ async def test_the_tracks_come_before_the_catalog_when_the_store_is_in_step(harn
     """Once a session has synced the decks the summary describes, the curriculum's tracks and what to
     study next are worked out from the summary and the store (Services.summary_tracks) and drawn before
     the catalog loads; the catalog's tracks drawn afterwards are the same, to the character."""
-    import threading
-
     from studyapp.core.catalog import discover
     from studyapp.core.settings import resolve
     from studyapp.onboarding.report import MASTERY_STABILITY_DAYS
     from studyapp.store import open_store
     from studyapp.tui.app import Start, StudyApp
     from studyapp.tui.config import load_config
-    from studyapp.tui.services import Services
 
     folder = deck_folder(tmp_path, TWO_TRACKS)
     (folder / "second.yaml").write_text(
@@ -116,16 +113,7 @@ async def test_the_tracks_come_before_the_catalog_when_the_store_is_in_step(harn
                            "(SELECT id FROM items WHERE deck_id = 'ui-sample' ORDER BY id LIMIT 2)",
                            (MASTERY_STABILITY_DAYS + 1,))
     store.close()
-    services = Services(location, clock=harness.clock)
-    harness._services.append(services)
-    release = threading.Event()
-    load_warnings = services.load_warnings
-
-    def held_back() -> list[str]:
-        release.wait(60)  # the catalog waits until the tracks drawn without it are checked
-        return load_warnings()
-
-    services.load_warnings = held_back
+    services, release = services_with_the_catalog_held_back(harness, location)
     app = StudyApp(services, load_config(harness.home), Start("home"))
     try:
         async with app.run_test(size=(110, 30)) as pilot:

@@ -11,7 +11,7 @@ from studyapp.tui.screens.review import ReviewScreen
 from studyapp.tui.screens.settings import SettingsScreen
 from studyapp.tui.screens.stats import StatsScreen
 
-from tui_helpers import DATA, SAMPLE_DECKS, SIZE, screen_text, wait_for, wait_for_text
+from tui_helpers import services_with_the_catalog_held_back, DATA, SAMPLE_DECKS, SIZE, screen_text, wait_for, wait_for_text
 
 
 def two_decks(tmp_path):
@@ -211,27 +211,16 @@ async def test_the_table_comes_first_from_the_deck_summary_then_the_counts(harne
     """With the summary kept beside the deck cache (core/decksummary.py), titles, items and progress are
     drawn before the catalog loads; the status line says the counts are coming, Enter already studies,
     and the rows the counts replace them with agree on everything the first ones showed."""
-    import threading
-
     from studyapp.core.catalog import discover
     from studyapp.core.settings import resolve
     from studyapp.tui.app import Start, StudyApp
     from studyapp.tui.config import load_config
-    from studyapp.tui.services import Services
 
     folder = two_decks(tmp_path)
     location = resolve(str(harness.home), None, [str(folder)], environ={})
     discover(location.deck_dirs, cache_file=location.home / "cache" / "decks.pickle")  # writes the summary
-    services = Services(location, clock=harness.clock)
-    harness._services.append(services)
-    release = threading.Event()
-    load_warnings = services.load_warnings
-
-    def held_back() -> list[str]:
-        release.wait(60)  # the counts wait (they start by loading the catalog) until the first table is checked
-        return load_warnings()
-
-    services.load_warnings = held_back
+    # the counts wait (they start by loading the catalog) until the first table is checked
+    services, release = services_with_the_catalog_held_back(harness, location)
     app = StudyApp(services, load_config(harness.home), Start("home"))
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -257,15 +246,12 @@ async def test_the_counts_come_before_the_catalog_when_the_store_is_in_step(harn
     """Once a session has synced the decks the summary describes, today's counts are worked out from the
     store alone and drawn before the catalog loads (core/decksummary.py, Services.counted_rows); the
     counts the catalog gives afterwards are the same, deck by deck."""
-    import threading
-
     from studyapp.core.catalog import discover
     from studyapp.core.session import ReviewSession
     from studyapp.core.settings import resolve
     from studyapp.store import open_store
     from studyapp.tui.app import Start, StudyApp
     from studyapp.tui.config import load_config
-    from studyapp.tui.services import Services
 
     folder = two_decks(tmp_path)
     location = resolve(str(harness.home), None, [str(folder)], environ={})
@@ -276,16 +262,7 @@ async def test_the_counts_come_before_the_catalog_when_the_store_is_in_step(harn
         assert session.next() is not None
         session.answer(rating, 1000)
     store.close()
-    services = Services(location, clock=harness.clock)
-    harness._services.append(services)
-    release = threading.Event()
-    load_warnings = services.load_warnings
-
-    def held_back() -> list[str]:
-        release.wait(60)  # the catalog waits until the counts drawn without it are checked
-        return load_warnings()
-
-    services.load_warnings = held_back
+    services, release = services_with_the_catalog_held_back(harness, location)
     app = StudyApp(services, load_config(harness.home), Start("home"))
     try:
         async with app.run_test(size=SIZE) as pilot:

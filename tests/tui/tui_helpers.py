@@ -140,3 +140,23 @@ def answer(harness, ratings: dict[str, list[int]], *, days: int = 0) -> None:
         # The items skipped on the way were buried only to reach the wanted ones.
         store.conn.execute("UPDATE items SET buried_day = 0")
     harness.clock.advance(days=days)
+
+
+def services_with_the_catalog_held_back(harness, location):
+    """Services whose catalog load waits until ``release`` is set, so a test can check what the home
+    screen draws from the deck summary alone before the catalog's redraw."""
+    import threading
+
+    from studyapp.tui.services import Services
+
+    services = Services(location, clock=harness.clock)
+    harness._services.append(services)
+    release = threading.Event()
+    load_warnings = services.load_warnings
+
+    def held_back() -> list[str]:
+        release.wait(60)
+        return load_warnings()
+
+    services.load_warnings = held_back
+    return services, release
