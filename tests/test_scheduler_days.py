@@ -60,7 +60,7 @@ def test_study_days_around_a_clock_change_match_the_definition(name, change, rol
 
 
 @pytest.mark.parametrize("name,change", CHANGES)
-@pytest.mark.parametrize("rollover", [0, 2, 4])
+@pytest.mark.parametrize("rollover", [0, 1, 2, 3, 4])
 def test_add_days_keeps_the_wall_clock_and_lands_on_the_target_day(name, change, rollover):
     zone = ZoneInfo(name)
     days = StudyDays(zone, rollover)
@@ -103,6 +103,23 @@ def test_add_days_clamps_a_wall_time_pushed_across_the_rollover():
     # 5 September 00:30 -04 (04:30 UTC) plus a day is 6 September 00:30, which does not exist;
     # read with the old offset it is 04:30 UTC = 01:30 -03, on study day 6 September: kept.
     assert days.add_days(_utc_ms(2026, 9, 5, 4, 30), 1) == _utc_ms(2026, 9, 6, 4, 30)
+
+
+def test_add_days_onto_a_wall_time_that_does_not_exist_stays_on_the_target_day():
+    # Berlin, rollover 3: the clocks jump from 02:00 to 03:00 on 29 March 2026 (01:00 UTC), and
+    # study day 29 March starts at 03:00 CEST, that same instant.
+    days = StudyDays(ZoneInfo("Europe/Berlin"), 3)
+    # 28 March 02:30 CET (01:30 UTC) is still study day 27 March; a day on is study day 28 March.
+    # 29 March 02:30 does not exist (Python reads it as 03:30 CEST, study day 29 March), so the
+    # answer is the last millisecond of study day 28 March.
+    assert days.add_days(_utc_ms(2026, 3, 28, 1, 30), 1) == _utc_ms(2026, 3, 29, 1) - 1
+    # And back: 30 March 02:30 CEST (00:30 UTC) is study day 29 March; a day back is 28 March.
+    assert days.add_days(_utc_ms(2026, 3, 30, 0, 30), -1) == _utc_ms(2026, 3, 29, 1) - 1
+    # Santiago, rollover 1: the clocks jump from 00:00 to 01:00 on 6 September 2026 (04:00 UTC).
+    # 5 September 00:30 -04 (04:30 UTC) is study day 4 September; 6 September 00:30 does not
+    # exist, so a day on is the last millisecond of study day 5 September.
+    santiago = StudyDays(ZoneInfo("America/Santiago"), 1)
+    assert santiago.add_days(_utc_ms(2026, 9, 5, 4, 30), 1) == _utc_ms(2026, 9, 6, 4) - 1
 
 
 def test_next_day_at_on_a_change_day_uses_the_offset_in_force():
