@@ -181,3 +181,15 @@ def test_fuzz_of_a_zero_interval_with_no_minimum_is_zero():
     # fuzz.rs: with bounds (0, 0) the floor of 0 + factor * 1 is 0 for any factor below 1.
     assert with_review_fuzz(0.99, 0.0, 0, 36500) == 0
     assert with_review_fuzz(0.0, 0.0, 0, 36500) == 0
+
+
+def test_next_day_at_on_change_days_in_a_zone_at_utc_and_exactly_at_the_rollover():
+    # London, 28 March 2026 (study day 04:00 GMT to 04:00 BST, 23 hours): at 22:00 GMT the offset
+    # in force is zero, and the next 04:00 in it is 04:00 UTC on the 29th (05:00 BST).
+    london = StudyDays(ZoneInfo("Europe/London"), 4)
+    assert london.next_day_at_ms(_utc_ms(2026, 3, 28, 22)) == _utc_ms(2026, 3, 29, 4)
+    # Los Angeles, 7 March 2026 (04:00 PST to 04:00 PDT): exactly at its first moment the
+    # rollover has been reached, so Anki's next one is 04:00 -08:00 the day after.
+    la = StudyDays(ZoneInfo("America/Los_Angeles"), 4)
+    assert la.next_day_at_ms(_utc_ms(2026, 3, 7, 12)) == _utc_ms(2026, 3, 8, 12)
+    assert la.next_day_at_ms(_utc_ms(2026, 3, 7, 12) - 1) == _utc_ms(2026, 3, 7, 12)
