@@ -10,7 +10,8 @@ from studyapp.core.clock import DAY_MS, HOUR_MS
 from studyapp.core.fuzz import as_u32
 from studyapp.core.load_balancer import LoadBalancer
 from studyapp.core.problems import StudyappError
-from studyapp.core.scheduler import AGAIN, EASY, GOOD, HARD, REVIEW, ItemState, ReviewScheduler, Settings
+from studyapp.core.scheduler import (AGAIN, EASY, GOOD, HARD, NEW_STATE, REVIEW, ItemState, ReviewScheduler,
+                                     Settings)
 
 from engine_support import T0, ZONE
 
@@ -75,3 +76,31 @@ def test_deck_limits_of_the_wrong_kind_are_a_usage_error():
         Settings(deck_limits={"a": 5}).validate()
     assert caught.value.message == "limits for deck 'a' must be DeckLimits"
     assert caught.value.code == "usage"
+
+
+def test_every_preview_names_its_grade_and_is_due_when_its_state_is():
+    s = ReviewScheduler(Settings(timezone=ZONE))
+    learning = ItemState(state="learning", step=1, stability=2.3, difficulty=2.1, last_review_ms=T0 - HOUR_MS,
+                         due_ms=T0, reps=2)
+    for state in (NEW_STATE, learning, _review()):
+        previews = s.previews(state, "k", T0)
+        for rating in (AGAIN, HARD, GOOD, EASY):
+            assert previews[rating].rating == rating
+            assert previews[rating].due_ms == previews[rating].after.due_ms
+    # Easy graduates a new item: due that many study days on, at the same time of day.
+    easy = s.previews(NEW_STATE, "k", T0)[EASY]
+    assert easy.after.state == REVIEW
+    assert easy.due_ms == T0 + easy.interval_days * DAY_MS  # no clock change in Berlin before 29 March
+
+
+def test_a_lapse_whose_relearning_step_reaches_the_rollover_is_due_that_study_day():
+    # The 10-minute relearning step, answered 601 s before the 04:00 rollover, ends 1 s before it;
+    # answered 600 s before, it reaches it and is due when the next study day starts (Anki's
+    # day learning, interval_kind.rs).
+    s = ReviewScheduler(Settings(timezone=ZONE, fuzz=False))
+    rollover = s.days.start_ms(s.days.day_of(T0) + 1)
+    just_before = s.previews(_review(), "k", rollover - 601_000)[AGAIN]
+    assert (just_before.due_ms, just_before.step_days) == (rollover - 1000, None)
+    exactly = s.previews(_review(), "k", rollover - 600_000)[AGAIN]
+    assert (exactly.due_ms, exactly.step_days) == (rollover, 1)
+    assert exactly.after.state == "relearning" and exactly.after.lapses == 1

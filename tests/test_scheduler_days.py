@@ -15,7 +15,17 @@ import pytest
 
 from studyapp.core.clock import DAY_MS, HOUR_MS
 from studyapp.core.fuzz import with_review_fuzz
+from studyapp.core import scheduler
 from studyapp.core.scheduler import StudyDays
+
+
+@pytest.fixture(autouse=True)
+def _fresh_windows():
+    # Every StudyDays of a zone and rollover shares the windows worked out so far in the process:
+    # each test here works its own out, as a new process would, instead of reading other tests'.
+    scheduler._SHARED_WINDOWS.clear()
+    yield
+    scheduler._SHARED_WINDOWS.clear()
 
 
 def _utc_ms(*parts: int) -> int:
