@@ -104,3 +104,15 @@ def test_a_lapse_whose_relearning_step_reaches_the_rollover_is_due_that_study_da
     exactly = s.previews(_review(), "k", rollover - 600_000)[AGAIN]
     assert (exactly.due_ms, exactly.step_days) == (rollover, 1)
     assert exactly.after.state == "relearning" and exactly.after.lapses == 1
+
+
+def test_an_item_in_learning_without_a_memory_state_is_answered_as_a_first_review():
+    # No stability or difficulty yet (an item whose memory was never computed): FSRS-6 starts
+    # from the initial stabilities w0..w3 of the grade, as for a new item.
+    s = ReviewScheduler(Settings(timezone=ZONE))
+    state = ItemState(state="learning", step=0, reps=1, last_review_ms=T0 - 600_000, due_ms=T0)
+    previews = s.previews(state, "k", T0)
+    assert [previews[r].after.stability for r in (AGAIN, HARD, GOOD, EASY)] == pytest.approx(
+        [0.212, 1.2931, 2.3065, 8.2956], abs=1e-6)
+    assert [previews[r].interval_secs for r in (AGAIN, HARD, GOOD)] == [60, 330, 600]  # the 1m 10m steps
+    assert previews[EASY].after.state == REVIEW
