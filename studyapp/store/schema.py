@@ -59,12 +59,10 @@ LOG_INDEXES = {
 
 def widen_log_indexes(conn: sqlite3.Connection) -> None:
     """Put LOG_INDEXES in place of older definitions of the same indexes (one transaction)."""
-    names = ",".join(f"'{name}'" for name in LOG_INDEXES)
-    current = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
-    if all(current.get(name) == sql for name, sql in LOG_INDEXES.items()):
+    if has_wide_log_indexes(conn):
         return
     with write(conn):
-        current = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
+        current = _log_index_sql(conn)  # read again under the write lock: another process may have widened them
         for name, sql in LOG_INDEXES.items():
             if current.get(name) != sql:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
@@ -72,9 +70,14 @@ def widen_log_indexes(conn: sqlite3.Connection) -> None:
 
 
 def has_wide_log_indexes(conn: sqlite3.Connection) -> bool:
-    names = ",".join(f"'{name}'" for name in LOG_INDEXES)
-    current = dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
+    current = _log_index_sql(conn)
     return all(current.get(name) == sql for name, sql in LOG_INDEXES.items())
+
+
+def _log_index_sql(conn: sqlite3.Connection) -> dict[str, str]:
+    """The SQL of the review log's indexes named in LOG_INDEXES, as the database holds it."""
+    names = ",".join(f"'{name}'" for name in LOG_INDEXES)
+    return dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
 
 
 SCHEMA_V1 = """
