@@ -26,7 +26,8 @@ from .problems import Problem
 CACHE_FORMAT = 4
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
+def file_stamp(path: str | Path) -> tuple[int, int, int] | None:
+    """What says a file changed (size, mtime, inode); the deck summary compares the same stamps."""
     try:
         st = os.stat(path)
     except OSError:
@@ -91,15 +92,15 @@ class DeckCache:
         if entry is None:
             return None
         deck_stamp, seed_path, seed_stamp, result = entry
-        if deck_stamp != _stamp(path):
+        if deck_stamp != file_stamp(path):
             return None
-        if seed_path is not None and seed_stamp != _stamp(seed_path):
+        if seed_path is not None and seed_stamp != file_stamp(seed_path):
             return None
         return result
 
     def put(self, path: Path, result: LoadResult) -> None:
         seed_path = result.deck.seed_path if result.deck else None
-        self.entries[str(path)] = (_stamp(path), seed_path, _stamp(seed_path) if seed_path else None, result)
+        self.entries[str(path)] = (file_stamp(path), seed_path, file_stamp(seed_path) if seed_path else None, result)
         self.changed = True
 
     def save(self) -> None:

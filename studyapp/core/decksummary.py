@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
+from .deckcache import file_stamp
 from .problems import Problem
 
 if TYPE_CHECKING:
@@ -104,14 +105,6 @@ def summary_file(cache_file: Path) -> Path:
     return cache_file.with_name(cache_file.stem + ".summary" + cache_file.suffix)
 
 
-def _stamp(path: str) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
-
-
 def _sources(roots: Sequence[Path]) -> list[tuple[str, list[str]]]:
     from .catalog import deck_files
 
@@ -150,7 +143,7 @@ def _fresh(key, roots: Sequence[Path]) -> bool:
     if key["sources"] != _sources(roots):
         return False
     for file, (deck_stamp, seed_path, seed_stamp) in key["stamps"].items():
-        if _stamp(file) != deck_stamp or (seed_path is not None and _stamp(seed_path) != seed_stamp):
+        if file_stamp(file) != deck_stamp or (seed_path is not None and file_stamp(seed_path) != seed_stamp):
             return False
     return True
 
