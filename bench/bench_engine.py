@@ -73,6 +73,7 @@ def _item_plan(rng: random.Random, index: int, now: int):
 def build_studyapp(folder: Path, items: int, log_rows: int, now: int):
     """A store with ``items`` items in 10 decks and ``log_rows`` review-log rows."""
     from studyapp.core.clock import FakeClock
+    from studyapp.core.queue import rank
     from studyapp.core.scheduler import Settings
     from studyapp.core.settings import Location
     from studyapp.store import open_store
@@ -85,19 +86,22 @@ def build_studyapp(folder: Path, items: int, log_rows: int, now: int):
     settings = Settings(timezone="UTC", new_per_day=20, reviews_per_day=9999)
     store.save_settings(settings)
     rows, studied = [], []
+    # As the store's sync writes them (schema 6): each item's rank in the random new orders by card.
+    seed = store.profile_seed()
+    rank_of = rank.__wrapped__
     for d, deck in enumerate(decks):
         for i, card in enumerate(deck.cards):
             plan = _item_plan(rng, d * len(deck.cards) + i, now)
             rows.append((f"{deck.id}/{card.id}/main", deck.id, card.id, "main", 1, i * VARIANT_SLOTS,
-                         QUEUE_OF_STATE[plan[0]], *plan, now - 800 * DAY))
+                         rank_of(seed, f"{deck.id}/{card.id}"), QUEUE_OF_STATE[plan[0]], *plan, now - 800 * DAY))
             if plan[0] != "new":
                 studied.append(len(rows))
     conn = store.conn
     conn.execute("BEGIN IMMEDIATE")
     conn.executemany(
-        "INSERT INTO items (key, deck_id, card_id, variant, revision, position, queue, state, step, stability, "
-        "difficulty, due_ms, last_review_ms, interval, reps, lapses, created_ms) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        "INSERT INTO items (key, deck_id, card_id, variant, revision, position, new_rank, queue, state, step, "
+        "stability, difficulty, due_ms, last_review_ms, interval, reps, lapses, created_ms) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     scheduler_id = store.scheduler_id(settings)
 
     def log():

@@ -50,3 +50,9 @@ def dump(store) -> tuple[list, list]:
     items = store.conn.execute("SELECT * FROM items ORDER BY id").fetchall()
     log = store.conn.execute("SELECT * FROM review_log ORDER BY id").fetchall()
     return items, log
+
+
+# What takes a current database back to schema 5 (tests of older databases' upgrades).
+SCHEMA_6_UNDONE = ("DROP INDEX items_new_rank", "DROP INDEX items_deck_sync", "ALTER TABLE items DROP COLUMN new_rank",
+                   "ALTER TABLE items DROP COLUMN sync_row",
+                   "DELETE FROM meta WHERE key = 'seed'")

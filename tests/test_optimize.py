@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from cli_runner import run_cli
-from engine_support import location, store_at
+from engine_support import SCHEMA_6_UNDONE, location, store_at
 from optimize_support import SPECS, deck_for, history, record, settings_for
 from studyapp.core import optimize as o
 from studyapp.core.clock import FakeClock
@@ -256,11 +256,13 @@ def test_schema_4_database_is_backed_up_and_gains_the_parameters_table(tmp_path)
     path = location(tmp_path).database
     conn = sqlite3.connect(path)
     conn.execute("DROP TABLE preset_parameters")
+    for statement in SCHEMA_6_UNDONE:
+        conn.execute(statement)
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()
     store = open_store(location(tmp_path))
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION == 5
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
     assert store.fitted_parameters() == {}
     (backup,) = path.parent.glob(f"{path.name}.schema4-*.bak")
     old = sqlite3.connect(backup)

@@ -165,7 +165,7 @@ def test_progress_of_cards_that_leave_a_deck_is_kept(tmp_path):
 
 
 @pytest.mark.parametrize("change", ["none", "revision", "moved", "removed", "added", "reverse", "cloze", "left",
-                                    "empty"])
+                                    "empty", "shifted", "stored-revision"])
 def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, change):
     """Without a stored fingerprint (a profile written before fingerprints, or the decks changed),
     sync compares every stored item with the deck: only an exact match skips the diff, and any
@@ -174,11 +174,15 @@ def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, chang
     new = {"none": old, "revision": [old[0], old[1], old[2], card("q4", revision=2)],
            "moved": [old[1], old[0], old[2], old[3]], "removed": old[:3], "added": [*old, card("q5")],
            "reverse": [card("q1", "reverse"), *old[1:]], "cloze": [*old[:2], card("q3", "cloze", clozes=2), old[3]],
-           "left": old, "empty": []}[change]
+           "left": old, "empty": [], "shifted": old, "stored-revision": old}[change]
     store, clock = store_at(tmp_path / "one")
     ReviewSession(store, [deck("a", old)], clock=clock, settings=SETTINGS)
     if change == "left":  # stored as gone, though the deck still has it
         store.conn.execute("UPDATE items SET present = 0 WHERE key = 'a/q2/backward'")
+    if change == "shifted":  # a stored position off by one, every key in its place
+        store.conn.execute("UPDATE items SET position = position + 1 WHERE key = 'a/q4/main'")
+    if change == "stored-revision":
+        store.conn.execute("UPDATE items SET revision = 7 WHERE key = 'a/q1/main'")
     store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
     writes = store.writes
     ReviewSession(store, [deck("a", new)], clock=clock, settings=SETTINGS)

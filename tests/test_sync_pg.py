@@ -16,6 +16,7 @@ from studyapp.core.scheduler import AGAIN, GOOD, HARD
 from studyapp.core.session import ReviewSession
 from studyapp.core.settings import resolve
 from studyapp.store import open_store
+from engine_support import SCHEMA_6_UNDONE
 from studyapp.sync.client import redacted, sync
 from studyapp.sync.server import init_server
 
@@ -276,6 +277,8 @@ def test_a_schema_2_database_gets_global_ids_for_its_old_rows(tmp_path):
     conn.execute("ALTER TABLE review_log DROP COLUMN source")
     # And schema 5's fitted parameters (studyapp optimize).
     conn.execute("DROP TABLE preset_parameters")
+    for statement in SCHEMA_6_UNDONE:  # and schema 6's stored new-card ranks
+        conn.execute(statement)
     conn.execute(schema.APPEND_ONLY_TRIGGER)
     conn.execute("PRAGMA user_version = 2")
     conn.commit()

@@ -80,7 +80,7 @@ class CatalogSummary:
 
 
 def summarize(catalog: Catalog) -> CatalogSummary:
-    from .models import item_key, sync_fingerprint
+    from .models import has_links, item_key, sync_fingerprint
     from .queue import group_keys
 
     groups = group_keys(catalog.decks)
@@ -92,7 +92,7 @@ def summarize(catalog: Catalog) -> CatalogSummary:
             if variants:
                 keys = facts.setdefault(groups[(deck.id, card.id)], [])
                 keys.extend(item_key(deck.id, card.id, variant) for variant in variants)
-        linked = any(card.related for card in deck.cards)
+        linked = has_links(deck)
         decks.append(DeckSummary(deck.id, deck.title, deck.path, deck.language, tuple(deck.languages),
                                  dict(deck.titles), tuple(tuple(keys) for keys in facts.values()),
                                  sync_fingerprint(deck),

@@ -110,6 +110,8 @@ class Card:
         return sorted({int(m.group(1)) for m in CLOZE_RE.finditer(self.text)})
 
     def variants(self) -> list[str]:
+        if self.type not in MULTI_VARIANT_TYPES:
+            return [MAIN]
         if self.type == "reverse":
             return [FORWARD, BACKWARD]
         if self.type == "cloze":
@@ -226,24 +228,60 @@ class LoadResult:
         return not any(p.is_error for p in self.problems)
 
 
-def sync_fingerprint(deck: Deck) -> str:
-    """What the store's sync depends on: every item's key, revision and bank position, hashed.
+# Items are numbered inside a deck as card index * VARIANT_SLOTS + variant index: bank order.
+VARIANT_SLOTS = 1000
 
-    Decks are immutable: a deck object's fingerprint is kept (the last few decks), so that
-    every session on the same loaded decks after the first costs a look-up, not a hash."""
-    found = _FINGERPRINTS.get(id(deck))
+
+# The card types with more than one item (every other type has one, MAIN).
+MULTI_VARIANT_TYPES = ("reverse", "cloze")
+
+
+def sync_rows(deck: Deck) -> str:
+    """The deck's items as the store's sync keeps them: each item's key, revision and bank
+    position joined by \\x1f, the items in bank order joined by \\x1e. The store compares it with
+    its own rows read in the same form (Store._in_step)."""
+    return _deck_view(deck)[0]
+
+
+def sync_fingerprint(deck: Deck) -> str:
+    """What the store's sync depends on: ``sync_rows`` hashed."""
+    return _deck_view(deck)[1]
+
+
+def has_links(deck: Deck) -> bool:
+    """Whether a card of ``deck`` names related cards (sibling groups then join cards)."""
+    return _deck_view(deck)[2]
+
+
+def _deck_view(deck: Deck) -> tuple[str, str, bool]:
+    # What opening a session needs from every card, in one pass. Decks are immutable: a deck
+    # object's view is kept (the last few decks), so that every session on the same loaded decks
+    # after the first costs a look-up, not a pass over the cards (a second at a million cards).
+    found = _DECK_VIEWS.get(id(deck))
     if found is not None and found[0] is deck:
         return found[1]
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update("".join([f"{card.id}\x00{card.revision}\x00{','.join(card.variants())}\x01"
-                           for card in deck.cards]).encode())
-    fingerprint = f"{SYNC_VERSION}:{digest.hexdigest()}"
-    if len(_FINGERPRINTS) >= 256:
-        _FINGERPRINTS.pop(next(iter(_FINGERPRINTS)))
-    _FINGERPRINTS[id(deck)] = (deck, fingerprint)  # the deck held: its id is not reused meanwhile
-    return fingerprint
+    rows: list[str] = []
+    add = rows.append
+    prefix = f"{deck.id}/"
+    position = 0
+    linked = False
+    for card in deck.cards:
+        if card.type in MULTI_VARIANT_TYPES:
+            for index, variant in enumerate(card.variants()):
+                add(f"{prefix}{card.id}/{variant}\x1f{card.revision}\x1f{position + index}")
+        else:
+            add(f"{prefix}{card.id}/{MAIN}\x1f{card.revision}\x1f{position}")
+        if card.related:
+            linked = True
+        position += VARIANT_SLOTS
+    text = "\x1e".join(rows)
+    view = (text, f"{SYNC_VERSION}:{hashlib.blake2b(text.encode(), digest_size=16).hexdigest()}", linked)
+    if len(_DECK_VIEWS) >= 256:
+        _DECK_VIEWS.pop(next(iter(_DECK_VIEWS)))
+    _DECK_VIEWS[id(deck)] = (deck, view)  # the deck held: its id is not reused meanwhile
+    return view
 
 
-_FINGERPRINTS: dict[int, tuple[Deck, str]] = {}
+_DECK_VIEWS: dict[int, tuple[Deck, tuple[str, str, bool]]] = {}
 # Part of every fingerprint the store keeps: a new version makes every deck sync again.
-SYNC_VERSION = 1
+SYNC_VERSION = 2

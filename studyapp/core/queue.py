@@ -27,7 +27,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
-from .models import Deck
+from .models import VARIANT_SLOTS, Deck
 from .presets import Preset
 from .scheduler import LEARNING, NEW, RELEARNING, REVIEW
 
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from ..store.repository import ItemRow
 
 LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE = "learning", "review", "new"
-# Items are numbered inside a deck as card index * VARIANT_SLOTS + variant index (the store's).
-VARIANT_SLOTS = 1000
 CUSTOM_KINDS = ("ahead", "forgotten")
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequenc
 from .choices import ShownChoices, shown_choices
 from .clock import Clock, MINUTE_MS
 from .load_balancer import LOAD_BALANCE_DAYS, LoadBalancer
-from .models import Deck, Item
+from .models import Deck, Item, has_links
 from .presets import Preset, Presets
 from .problems import StudyappError
 from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, group_keys, rank
@@ -195,21 +195,6 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
-def _has_links(deck: Deck) -> bool:
-    """Whether a card of ``deck`` names related cards. Decks are immutable: the answer is kept
-    per deck object (the last few), so that a session opened again on the same loaded decks
-    does not walk every card once more (a second of a million-card opening)."""
-    found = _LINKS.get(id(deck))
-    if found is not None and found[0] is deck:
-        return found[1]
-    linked = any(card.related for card in deck.cards)
-    if len(_LINKS) >= 256:
-        _LINKS.pop(next(iter(_LINKS)))
-    _LINKS[id(deck)] = (deck, linked)  # the deck held: its id is not reused meanwhile
-    return linked
-
-
-_LINKS: dict[int, tuple[Deck, bool]] = {}
 
 
 @contextmanager
@@ -314,7 +299,7 @@ class ReviewSession:
         if groups is None:
             # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
             # as ``ItemRow.sibling_key``, so only the linked decks need a table.
-            self._linked = {deck.id for deck in all_decks if _has_links(deck)}
+            self._linked = {deck.id for deck in all_decks if has_links(deck)}
             # (deck id, card id) -> sibling group (related cards join), for the linked decks
             self._groups = group_keys([deck for deck in all_decks if deck.id in self._linked])
         else:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..core.clock import Clock, SystemClock
-from ..core.models import Deck, sync_fingerprint
+from ..core.models import VARIANT_SLOTS, Deck, sync_fingerprint, sync_rows
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
 from ..core.retention import TrueRetention
@@ -32,8 +32,6 @@ from .schema import guarded, write
 
 QUEUE_NEW, QUEUE_LEARNING, QUEUE_REVIEW = 0, 1, 2
 QUEUE_OF_STATE = {NEW: QUEUE_NEW, LEARNING: QUEUE_LEARNING, RELEARNING: QUEUE_LEARNING, REVIEW: QUEUE_REVIEW}
-# Items are numbered inside a deck as card index * VARIANT_SLOTS + variant index (bank order).
-VARIANT_SLOTS = 1000
 # What a queue may show today: the item is in its deck, not suspended, not buried today (bind today).
 VISIBLE = "present = 1 AND suspended = 0 AND buried_day < ?"
 
@@ -120,6 +118,7 @@ class Store:
         self._scheduler_ids: dict[str, int] = {}
         self._last_scheduler: tuple[Settings, int] | None = None
         self.writes = 0
+        self._seed: int | None = None
         self._cleanup: Callable[[], object] | None = None
         self._file = conn.execute("PRAGMA database_list").fetchone()[2]  # "" for a database in memory
         self._open_key = schema.note_open(Path(self._file or path))
@@ -427,10 +426,15 @@ class Store:
 
     def profile_seed(self) -> int:
         """The seed of this profile's random new-card orders: made from when the database was
-        created and its name, so it stays the same across restarts (and under a test's clock)."""
-        with self.guarded():
-            row = self.conn.execute("SELECT value FROM meta WHERE key = 'created_ms'").fetchone()
-        return rank(0, f"{row[0] if row else 0}/{self.path.name}")
+        created and its name, and kept (schema 6) so that it stays the same across restarts, a
+        renamed file and a test's clock; the items' stored ``new_rank`` are ranks under it."""
+        if self._seed is None:
+            with self.guarded():
+                rows = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN ('seed', 'created_ms')"))
+            kept = rows.get("seed")
+            self._seed = int(kept) if kept is not None else schema.profile_seed_of(rows.get("created_ms", 0),
+                                                                                     self.path.name)
+        return self._seed
 
     def scheduler_id(self, settings: Settings) -> int:
         """The id of this scheduler version and parameter set (call inside a write transaction)."""
@@ -497,30 +501,19 @@ class Store:
     def _in_step(self, deck: Deck) -> bool:
         """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
         positions, all present, no other present): where a deck without a fingerprint (or with
-        a stale one) has nothing to change, one indexed read and one set comparison instead of
-        a diff. SQLite joins the deck's rows into one string (each row's key, revision and
-        position in it), so no Python object is made per stored row; in no particular order,
-        as sorting them costs more than reading them. (A row's key is its deck, card and
-        variant joined, as sync writes it and as ``_sync`` matches rows.)"""
-        expected = set()
-        add = expected.add
-        position = 0
-        for card in deck.cards:
-            variants = card.variants()
-            if len(variants) == 1:
-                add(f"{deck.id}/{card.id}/{variants[0]}\x1f{card.revision}\x1f{position}")
-            else:
-                for index, variant in enumerate(variants):
-                    add(f"{deck.id}/{card.id}/{variant}\x1f{card.revision}\x1f{position + index}")
-            position += VARIANT_SLOTS
+        a stale one) has nothing to change, one read of an index in bank order and one string
+        comparison instead of a diff. SQLite joins the deck's rows as ``sync_rows`` joins the
+        deck's items, so no Python object is made per row on either side. (A row's key is its
+        deck, card and variant joined, as sync writes it and as ``_sync`` matches rows.)"""
+        expected = sync_rows(deck)
         with self.guarded():
+            # SQLite 3.40 has no ORDER BY inside group_concat; it concatenates in the order the
+            # subquery gives, from the index. Were that ever not so, the deck would only take the
+            # full diff below, which is exact.
             joined = self.conn.execute(
-                "SELECT group_concat(key || char(31) || revision || char(31) || position, char(30)) FROM items "
-                "WHERE deck_id = ? AND present = 1", (deck.id,)).fetchone()[0]
-        stored = joined.split("\x1e") if joined else []
-        # Card ids are slugs, unique in a deck, and keys are unique: distinct strings on both
-        # sides, so equal counts and sets are the same rows.
-        return len(stored) == len(expected) and set(stored) == expected
+                "SELECT group_concat(sync_row, char(30)) FROM (SELECT sync_row FROM items INDEXED BY items_deck_sync "
+                "WHERE deck_id = ? AND present = 1 ORDER BY position)", (deck.id,)).fetchone()[0]
+        return (joined or "") == expected
 
     def _sync(self, decks: Sequence[Deck]) -> None:
         decks = [deck for deck in decks if not self._in_step(deck)]
@@ -544,16 +537,19 @@ class Store:
                         "SELECT key, id, revision, position, present FROM items WHERE deck_id = ?", (deck_id,)):
                     existing[key] = (id_, revision, position, present)
             inserts, moves, gone, resets = [], [], [], []
+            seed = self.profile_seed()
             for key, (deck_id, card_id, variant, revision, position) in wanted.items():
                 found = existing.get(key)
                 if found is None:
-                    inserts.append((key, deck_id, card_id, variant, revision, position, now))
+                    inserts.append((key, deck_id, card_id, variant, revision, position,
+                                    rank(seed, f"{deck_id}/{card_id}"), now))
                     continue
                 id_, stored_revision, stored_position, present = found
                 if stored_revision != revision:
                     resets.append((id_, revision))
                 if stored_position != position or not present:
-                    moves.append((position, id_))
+                    # A row another device's log brought in (sync.client) has no rank yet.
+                    moves.append((position, rank(seed, f"{deck_id}/{card_id}"), id_))
             for key, (id_, _, _, present) in existing.items():
                 if key not in wanted and present:
                     gone.append((id_,))
@@ -561,9 +557,9 @@ class Store:
                 return
             with self._write():
                 self.conn.executemany(
-                    "INSERT INTO items (key, deck_id, card_id, variant, revision, position, created_ms) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING", inserts)
-                self.conn.executemany("UPDATE items SET position = ?, present = 1 WHERE id = ?", moves)
+                    "INSERT INTO items (key, deck_id, card_id, variant, revision, position, new_rank, created_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING", inserts)
+                self.conn.executemany("UPDATE items SET position = ?, new_rank = ?, present = 1 WHERE id = ?", moves)
                 self.conn.executemany("UPDATE items SET present = 0 WHERE id = ?", gone)
                 if resets:
                     scheduler = self.scheduler_id(self.load_settings())
@@ -688,6 +684,10 @@ class Store:
             return [_row_to_item(r) for r in rows]
         if order not in ("note", "card"):
             raise ValueError(f"unknown new item order {order!r}")
+        if order == "note":
+            stored = self._new_items_by_stored_rank(deck_id, today, limit, offset, seed, where, args)
+            if stored is not None:
+                return stored
         # The random orders, ranked here (see reviews_due): by card, bank order within it
         # ("note"), or by item ("card"); only the first rows are read in full.
         with self.guarded():
@@ -703,6 +703,25 @@ class Store:
             ids = [r[0] for r in first[offset:]]
             by_id = {r[0]: r for r in self._rows_by_id(ids)}
         return [_row_to_item(by_id[i]) for i in ids]
+
+    def _new_items_by_stored_rank(self, deck_id: str, today: int, limit: int, offset: int, seed: int, where: str,
+                                  args: list) -> list[ItemRow] | None:
+        """``new_items`` in the "note" order read from the items' stored ranks (schema 6) through
+        their index: only the rows wanted are read. None when the stored ranks cannot be trusted
+        for this read: ranked under another seed than the one asked for, or an item of the deck
+        without a rank (nothing studyapp writes leaves one; the ranking in Python then decides)."""
+        if seed != self.profile_seed():
+            return None
+        with self.guarded():
+            # In the index NULL ranks come first: one step finds out whether there is any.
+            unranked = self.conn.execute(f"SELECT 1 FROM items INDEXED BY items_new_rank WHERE queue = {QUEUE_NEW} "
+                                         "AND deck_id = ? AND new_rank IS NULL LIMIT 1", (deck_id,)).fetchone()
+            if unranked is not None:
+                return None
+            rows = self.conn.execute(
+                f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_new_rank WHERE queue = {QUEUE_NEW} AND {where} "
+                "ORDER BY new_rank, position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
+        return [_row_to_item(r) for r in rows]
 
     def _rows_by_id(self, ids: Sequence[int]) -> list[tuple]:
         out: list[tuple] = []

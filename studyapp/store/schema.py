@@ -30,7 +30,7 @@ from typing import Callable, Iterator
 from ..core.problems import StudyappError
 
 APPLICATION_ID = 0x53545544  # "STUD"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT_MS = 10_000
 # Databases up to this size get a quick_check when opened; bigger ones are checked
 # page by page as they are read (SQLite reports damage then, and we turn it into a message).
@@ -270,7 +270,58 @@ def _add_preset_parameters(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3, 3: _add_review_sources, 4: _add_preset_parameters}
+# Schema 6: what opening a session on a large collection would otherwise recompute for every item.
+# ``new_rank`` is the item's place in the random new orders that go by card (Anki's random notes,
+# studyapp's interleaved default): core.queue.rank of "deck/card" under the profile's seed, kept in
+# meta as ``seed`` from now on, so that renaming the file no longer reshuffles the new cards and
+# the stored ranks stay right. With the partial index the first new items of a deck are read in
+# that order from the index, where every new item of the deck was read and ranked in Python
+# (3.3 s of a session's opening at 1,000,000 items). ``items_deck_sync`` holds each deck's rows
+# in bank order with ``sync_row``, each row's key, revision and position joined as
+# core.models.sync_rows joins a deck's items: checking a deck against its file (Store._in_step)
+# reads that one index in order and joins strings already made (a generated column is computed
+# when the row is written; joining the three columns at every check took twice as long).
+NEW_RANKS = """
+ALTER TABLE items ADD COLUMN new_rank INTEGER;
+ALTER TABLE items ADD COLUMN sync_row TEXT GENERATED ALWAYS AS (key || char(31) || revision || char(31) || position) VIRTUAL;
+CREATE INDEX items_new_rank ON items (deck_id, new_rank, position, present, suspended, buried_day) WHERE queue = 0;
+CREATE INDEX items_deck_sync ON items (deck_id, present, position, sync_row);
+"""
+
+
+def profile_seed_of(created_ms: str | int, file_name: str) -> int:
+    """The seed of a profile's random new-card orders, as it was made before schema 6 kept it:
+    from when the database was created and its file's name."""
+    from ..core.queue import rank
+
+    return rank(0, f"{created_ms}/{file_name}")
+
+
+def keep_seed(conn: sqlite3.Connection, seed: int) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES ('seed', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                 (str(seed),))
+
+
+def _add_new_ranks(conn: sqlite3.Connection) -> None:
+    from ..core.queue import rank
+
+    for statement in _statements(NEW_RANKS):
+        conn.execute(statement)
+    created = conn.execute("SELECT value FROM meta WHERE key = 'created_ms'").fetchone()
+    if created is None:  # a database being created: prepare keeps its seed once it has its creation time
+        return
+    file = conn.execute("PRAGMA database_list").fetchone()[2]
+    seed = profile_seed_of(created[0], Path(file).name)
+    keep_seed(conn, seed)
+    # Uncached: a collection's cards would only churn the ranks' cache.
+    rank_of = rank.__wrapped__
+    conn.executemany("UPDATE items SET new_rank = ? WHERE id = ?",
+                     [(rank_of(seed, f"{deck_id}/{card_id}"), id_) for id_, deck_id, card_id in
+                      conn.execute("SELECT id, deck_id, card_id FROM items").fetchall()])
+
+
+MIGRATIONS: dict[int, Migration] = {1: _to_v2, 2: _to_v3, 3: _add_review_sources, 4: _add_preset_parameters,
+                                    5: _add_new_ranks}
 
 
 # ---------------------------------------------------------------- messages
@@ -582,6 +633,7 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
                 for v in range(1, SCHEMA_VERSION):
                     MIGRATIONS[v](conn)
                 conn.execute("INSERT INTO meta (key, value) VALUES ('created_ms', ?)", (str(now_ms),))
+                keep_seed(conn, profile_seed_of(now_ms, file.name))
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
