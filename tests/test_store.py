@@ -18,6 +18,7 @@ from studyapp.core.problems import StudyappError
 from studyapp.core.scheduler import AGAIN, EASY, GOOD, HARD, NEW_STATE, Settings
 from studyapp.core.session import ReviewSession
 from studyapp.store import open_store, schema
+from studyapp.store.repository import Store
 from studyapp.store.schema import APPLICATION_ID, SCHEMA_VERSION
 
 from engine_support import BANK_ORDER, SETTINGS, T0, card, deck, dump, location, store_at
@@ -176,7 +177,9 @@ def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, chang
            "reverse": [card("q1", "reverse"), *old[1:]], "cloze": [*old[:2], card("q3", "cloze", clozes=2), old[3]],
            "left": old, "empty": [], "shifted": old, "stored-revision": old}[change]
     store, clock = store_at(tmp_path / "one")
-    ReviewSession(store, [deck("a", old)], clock=clock, settings=SETTINGS)
+    # Two decks without fingerprints: their rows are read on a second connection while the
+    # fingerprints are made (Store._read_sync_rows_aside); "b" stays in step.
+    ReviewSession(store, [deck("a", old), deck("b", 3)], clock=clock, settings=SETTINGS)
     if change == "left":  # stored as gone, though the deck still has it
         store.conn.execute("UPDATE items SET present = 0 WHERE key = 'a/q2/backward'")
     if change == "shifted":  # a stored position off by one, every key in its place
@@ -185,10 +188,10 @@ def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, chang
         store.conn.execute("UPDATE items SET revision = 7 WHERE key = 'a/q1/main'")
     store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
     writes = store.writes
-    ReviewSession(store, [deck("a", new)], clock=clock, settings=SETTINGS)
-    assert (store.writes - writes == 1) == (change == "none")  # only the fingerprint, when in step
+    ReviewSession(store, [deck("a", new), deck("b", 3)], clock=clock, settings=SETTINGS)
+    assert (store.writes - writes == 1) == (change == "none")  # only the fingerprints, when in step
     fresh, _ = store_at(tmp_path / "two")
-    ReviewSession(fresh, [deck("a", new)], clock=clock, settings=SETTINGS)
+    ReviewSession(fresh, [deck("a", new), deck("b", 3)], clock=clock, settings=SETTINGS)
     columns = "key, revision, position, present"
     query = f"SELECT {columns} FROM items WHERE present = 1 ORDER BY key"
     assert store.conn.execute(query).fetchall() == fresh.conn.execute(query).fetchall()
@@ -489,3 +492,29 @@ def test_a_buried_review_is_not_counted_as_due_anywhere(tmp_path):
     store.close()
     figures = deck_figures(decks, location(tmp_path), clock=clock)["a"]
     assert (figures["due"], figures["review"]) == (1, 2)
+
+
+def test_decks_without_fingerprints_have_their_rows_read_aside_and_found_in_step(tmp_path, monkeypatch):
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", [card("q1"), card("q2", "reverse"), card("q3", "cloze", clozes=3)]), deck("b", 4), deck("c", 0)]
+    ReviewSession(store, decks, clock=clock, settings=SETTINGS)
+    store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
+    seen = []
+    in_step = Store._in_step
+
+    def spy(self, deck, read=None):
+        seen.append((deck.id, read is not None and deck.id in read, in_step(self, deck, read)))
+        return seen[-1][2]
+
+    monkeypatch.setattr(Store, "_in_step", spy)
+    writes = store.writes
+    store.sync(decks)
+    assert sorted(seen) == [("a", True, True), ("b", True, True), ("c", True, True)]
+    assert store.writes - writes == 1
+    # A deck that differs is found so from the rows read aside too.
+    seen.clear()
+    store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
+    changed = [deck("a", [card("q1"), card("q2", "reverse")]), *decks[1:]]
+    store.sync(changed)
+    assert sorted(seen) == [("a", True, False), ("b", True, True), ("c", True, True)]
+    assert store.stored_keys("a") == {"a/q1/main", "a/q2/forward", "a/q2/backward"}

@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import sqlite3
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import itemgetter
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..core.clock import Clock, SystemClock
-from ..core.models import VARIANT_SLOTS, Deck, sync_fingerprint, sync_rows
+from ..core.models import SYNC_VERSION, VARIANT_SLOTS, Deck, sync_fingerprint, sync_rows
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import rank
 from ..core.retention import TrueRetention
@@ -34,6 +35,12 @@ QUEUE_NEW, QUEUE_LEARNING, QUEUE_REVIEW = 0, 1, 2
 QUEUE_OF_STATE = {NEW: QUEUE_NEW, LEARNING: QUEUE_LEARNING, RELEARNING: QUEUE_LEARNING, REVIEW: QUEUE_REVIEW}
 # What a queue may show today: the item is in its deck, not suspended, not buried today (bind today).
 VISIBLE = "present = 1 AND suspended = 0 AND buried_day < ?"
+# A deck's present rows in bank order, joined as core.models.sync_rows joins its items. SQLite
+# 3.40 has no ORDER BY inside group_concat; it joins in the order the subquery gives, from the
+# index. Were that ever not so, the deck would only take the full diff, which is exact.
+_SYNC_ROWS_SQL = ("SELECT group_concat(sync_row, char(30)) FROM (SELECT sync_row FROM items INDEXED BY items_deck_sync "
+                  "WHERE deck_id = ? AND present = 1 ORDER BY position)")
+SYNC_PREFIX = f"{SYNC_VERSION}:"
 
 ITEM_COLUMNS = ("id, key, deck_id, card_id, variant, revision, position, present, state, step, stability, "
                 "difficulty, due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, "
@@ -471,20 +478,57 @@ class Store:
         """
         if self.readonly:
             return
+        decks = list(decks)
         # A fingerprint of each deck's items (keys, revisions, positions) is kept in meta:
         # a deck that has not changed since it was last synced costs one hash, not a scan.
-        stale: list[tuple[Deck, str]] = []
         with self.guarded():
-            for deck in decks:
-                fingerprint = sync_fingerprint(deck)
-                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (f"sync:{deck.id}",)).fetchone()
-                if row is None or row[0] != fingerprint:
-                    stale.append((deck, fingerprint))
+            stored = dict(self.conn.execute(
+                f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(decks))})",
+                [f"sync:{deck.id}" for deck in decks]).fetchall()) if decks else {}
+        # A deck with no fingerprint of this version will be compared with its rows whatever
+        # its cards: SQLite reads those rows on a second connection while this thread makes the
+        # decks' fingerprints (the two take about as long; the sqlite3 module lets go of the GIL).
+        unmarked = [deck.id for deck in decks if not stored.get(f"sync:{deck.id}", "").startswith(SYNC_PREFIX)]
+        prefetched = self._read_sync_rows_aside(unmarked) if len(unmarked) > 1 else None
+        stale: list[tuple[Deck, str]] = []
+        for deck in decks:
+            fingerprint = sync_fingerprint(deck)
+            if stored.get(f"sync:{deck.id}") != fingerprint:
+                stale.append((deck, fingerprint))
+        rows = prefetched() if prefetched is not None else {}
         if stale:
-            self._sync([deck for deck, _ in stale])
+            self._sync([deck for deck, _ in stale], rows)
             with self.guarded(), self._write():
                 self.conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
                                       "SET value = excluded.value", [(f"sync:{d.id}", f) for d, f in stale])
+
+    def _read_sync_rows_aside(self, deck_ids: Sequence[str]) -> Callable[[], dict[str, str | None]] | None:
+        """Start reading the decks' rows as ``_in_step`` compares them, on a thread of its own;
+        the function returned waits for them. None for a database in memory. A failure there
+        only leaves the decks to be read again by ``_in_step``."""
+        with self.guarded():
+            reader = self.second_reader()
+        if reader is None:
+            return None
+        found: dict[str, str | None] = {}
+
+        def read() -> None:
+            try:
+                for deck_id in deck_ids:
+                    found[deck_id] = reader.execute(_SYNC_ROWS_SQL, (deck_id,)).fetchone()[0]
+            except sqlite3.Error:
+                pass
+            finally:
+                reader.close()
+
+        worker = threading.Thread(target=read, name="sync-rows", daemon=True)
+        worker.start()
+
+        def wait() -> dict[str, str | None]:
+            worker.join()
+            return found
+
+        return wait
 
     def synced(self, fingerprints: Mapping[str, str]) -> bool:
         """Whether ``sync`` of decks with these fingerprints (deck id -> ``sync_fingerprint``) would
@@ -498,25 +542,24 @@ class Store:
         return all(stored.get(f"sync:{deck_id}") == fingerprint and fingerprint
                    for deck_id, fingerprint in fingerprints.items())
 
-    def _in_step(self, deck: Deck) -> bool:
+    def _in_step(self, deck: Deck, read: Mapping[str, str | None] | None = None) -> bool:
         """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
         positions, all present, no other present): where a deck without a fingerprint (or with
         a stale one) has nothing to change, one read of an index in bank order and one string
         comparison instead of a diff. SQLite joins the deck's rows as ``sync_rows`` joins the
         deck's items, so no Python object is made per row on either side. (A row's key is its
-        deck, card and variant joined, as sync writes it and as ``_sync`` matches rows.)"""
+        deck, card and variant joined, as sync writes it and as ``_sync`` matches rows.)
+        ``read``: rows already read that way, by deck id (``_read_sync_rows_aside``)."""
         expected = sync_rows(deck)
-        with self.guarded():
-            # SQLite 3.40 has no ORDER BY inside group_concat; it concatenates in the order the
-            # subquery gives, from the index. Were that ever not so, the deck would only take the
-            # full diff below, which is exact.
-            joined = self.conn.execute(
-                "SELECT group_concat(sync_row, char(30)) FROM (SELECT sync_row FROM items INDEXED BY items_deck_sync "
-                "WHERE deck_id = ? AND present = 1 ORDER BY position)", (deck.id,)).fetchone()[0]
+        if read is not None and deck.id in read:
+            joined = read[deck.id]
+        else:
+            with self.guarded():
+                joined = self.conn.execute(_SYNC_ROWS_SQL, (deck.id,)).fetchone()[0]
         return (joined or "") == expected
 
-    def _sync(self, decks: Sequence[Deck]) -> None:
-        decks = [deck for deck in decks if not self._in_step(deck)]
+    def _sync(self, decks: Sequence[Deck], read: Mapping[str, str | None] | None = None) -> None:
+        decks = [deck for deck in decks if not self._in_step(deck, read)]
         if not decks:
             return
         now = self.clock.now_ms()
