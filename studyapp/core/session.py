@@ -297,6 +297,10 @@ class ReviewSession:
         self.cram = cram or (custom is not None and custom.kind == "forgotten")
         self._cards: dict[str, dict] = {}  # deck id -> card id -> Card, built when first needed
         if groups is None:
+            # First: the sync reads rows on a second connection while it makes the decks'
+            # fingerprints, the pass over every card that ``has_links`` then finds done.
+            with _collector_paused():
+                store.sync(all_decks)
             # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
             # as ``ItemRow.sibling_key``, so only the linked decks need a table.
             self._linked = {deck.id for deck in all_decks if has_links(deck)}
@@ -305,9 +309,6 @@ class ReviewSession:
         else:
             self._linked, self._groups = {deck_id for deck_id, _ in groups}, dict(groups)
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
-        if groups is None:
-            with _collector_paused():
-                store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
         self._undo: list[_Undo] = []
