@@ -506,8 +506,10 @@ class Store:
         """Start reading the decks' rows as ``_in_step`` compares them, on a thread of its own;
         the function returned waits for them. None for a database in memory. A failure there
         only leaves the decks to be read again by ``_in_step``."""
-        with self.guarded():
+        try:
             reader = self.second_reader()
+        except (sqlite3.Error, OSError):  # a busy or odd file: _in_step reads the rows itself
+            return None
         if reader is None:
             return None
         found: dict[str, str | None] = {}
