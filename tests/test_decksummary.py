@@ -187,3 +187,14 @@ def test_todays_counts_from_the_summary_are_the_sessions(tmp_path):
     changed = decksummary.summarize(discover([decks], cache_file=cache_file))
     assert not store.synced({deck.id: deck.fingerprint for deck in changed.decks})
     store.close()
+
+
+def test_a_summary_with_fingerprints_made_another_way_is_not_used(tmp_path, monkeypatch):
+    """Its fingerprints would never match the store's again: the home screen's counts would wait
+    for the catalog on every start."""
+    decks, cache_file = folder_with_decks(tmp_path)
+    discover([decks], cache_file=cache_file)
+    roots = summary_roots([decks])
+    assert decksummary.load(cache_file, roots) is not None
+    monkeypatch.setattr(decksummary, "SYNC_VERSION", decksummary.SYNC_VERSION + 1)
+    assert decksummary.load(cache_file, roots) is None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
 from .deckcache import file_stamp
+from .models import SYNC_VERSION
 from .problems import Problem
 
 if TYPE_CHECKING:
@@ -123,7 +124,10 @@ def save(cache_file: Path, roots: Sequence[Path], cache: DeckCache, catalog: Cat
                 return
             deck_stamp, seed_path, seed_stamp, _ = entry
             stamps[file] = (deck_stamp, None if seed_path is None else str(seed_path), seed_stamp)
-    key = {"format": SUMMARY_FORMAT, "version": __version__, "sources": sources, "stamps": stamps}
+    # The sync fingerprints it holds are compared with the store's: a new way of making them
+    # (models.SYNC_VERSION) must not leave summaries that never match again.
+    key = {"format": SUMMARY_FORMAT, "version": __version__, "sync": SYNC_VERSION, "sources": sources,
+           "stamps": stamps}
     target = summary_file(cache_file)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -139,6 +143,8 @@ def save(cache_file: Path, roots: Sequence[Path], cache: DeckCache, catalog: Cat
 
 def _fresh(key, roots: Sequence[Path]) -> bool:
     if not isinstance(key, dict) or key.get("format") != SUMMARY_FORMAT or key.get("version") != __version__:
+        return False
+    if key.get("sync") != SYNC_VERSION:
         return False
     if key["sources"] != _sources(roots):
         return False
