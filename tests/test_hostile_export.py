@@ -217,10 +217,17 @@ def test_an_interrupted_export_cleans_up_after_itself(tmp_path, env, signum, cod
     out = tmp_path / "big.apkg"
     assert export(env, decks, out).returncode == 0
     kept = digest(out)
-    process = start_export(env, decks, out)
-    wait_until_writing(process, tmp_path, env)
-    process.send_signal(signum)
-    _, stderr = process.communicate(timeout=120)
+    for _ in range(5):
+        process = start_export(env, decks, out)
+        wait_until_writing(process, tmp_path, env)
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=120)
+        if process.returncode != 0:
+            break
+        # On a busy machine the signal can land after the last step it could stop: the export is
+        # then done and tidy, its package the one to keep, and another run is caught writing.
+        assert temporaries(tmp_path) == [] and scratch_of(env) == []
+        kept = digest(out)
     assert process.returncode == code, stderr
     assert stderr.strip().splitlines()[-1] == says
     assert digest(out) == kept

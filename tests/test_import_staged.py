@@ -88,7 +88,9 @@ def contents(store) -> tuple:
     columns = [row[1] for row in store.conn.execute("PRAGMA table_info(review_log)")]
     uid = columns.index("uid")
     # The uids share one random prefix per import, then count in plan order.
-    return (store.conn.execute("SELECT * FROM items ORDER BY id").fetchall(),
+    # Every column but the new-card rank: ranks are drawn under each profile's own seed.
+    item_columns = ", ".join(row[1] for row in store.conn.execute("PRAGMA table_info(items)") if row[1] != "new_rank")
+    return (store.conn.execute(f"SELECT {item_columns} FROM items ORDER BY id").fetchall(),
             [(*row[:uid], row[uid][20:], *row[uid + 1:]) for row in log])
 
 

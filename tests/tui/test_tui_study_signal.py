@@ -218,4 +218,6 @@ async def test_mastery_counts_facts_on_home_and_in_the_report(harness, tmp_path)
         await wait_for(pilot, lambda: app.screen.tracks, "tracks loaded")
         (track,) = app.screen.tracks
         assert (track["facts"], track["mastered_facts"]) == (cards - 1, 1)
-        assert f"{1 / (cards - 1):4.0%} of 50% mastered" in screen_text(app)
+        # The tracks are set before the screen draws them.
+        await wait_for(pilot, lambda: f"{1 / (cards - 1):4.0%} of 50% mastered" in screen_text(app),
+                       "the track's mastery drawn")
