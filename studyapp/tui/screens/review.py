@@ -112,6 +112,7 @@ class ReviewScreen(AppScreen):
     def _opened(self, session, shown) -> None:
         self.session = session
         self._show(shown)
+        self.call_after_refresh(self.app.first_screen_ready)
 
     # ------------------------------------------------------------ drawing
 
