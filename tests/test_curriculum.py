@@ -153,3 +153,39 @@ def test_the_team_parameters_schedule_the_curriculum_decks_until_the_learner_fit
     services.store().save_fitted_parameters("Default", _parameters(7.0), reviews=400, items=300, source="profile",
                                             fit={})
     assert first_good("inside") == (pytest.approx(7.0), "Default")
+
+
+def test_the_cached_curriculum_is_the_parsed_one_until_its_file_or_the_decks_change(tmp_path, monkeypatch):
+    import studyapp.core.yamlsafe
+    from studyapp.core.curriculum import cached_curriculum, first_curriculum
+
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    write(folder, "schema: 1\ntitle: One\ntracks:\n  - {id: a, decks: [qwen3-training], target: 90%}\n"
+                  f"preset:\n  name: Team\n  parameters: {_parameters(3.0)}\n")
+    cache = tmp_path / "home" / "cache" / "curriculum.pickle"
+    parsed = first_curriculum([folder], KNOWN)[0]
+    assert parsed.preset.parameters == tuple(_parameters(3.0))
+    assert cached_curriculum([folder], KNOWN, cache) == parsed and cache.exists()
+
+    def no_parser(*args, **kwargs):
+        raise AssertionError("the YAML was parsed again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(studyapp.core.yamlsafe, "parse", no_parser)
+        again = cached_curriculum([folder], KNOWN, cache)
+        assert again == parsed and again is not parsed
+        # Another set of known decks validates differently: parsed again.
+        with pytest.raises(AssertionError, match="parsed again"):
+            cached_curriculum([folder], KNOWN - {"3fs-file-system"}, cache)
+    # So does an edited file (a stamp of its own, whatever the clock's resolution: another size).
+    write(folder, "schema: 1\ntitle: Two\ntracks:\n  - {id: b, decks: [pytorch-mega-cache], target: 80%}\n")
+    edited = cached_curriculum([folder], KNOWN, cache)
+    assert edited.title == "Two" and [t.id for t in edited.tracks] == ["b"]
+    # A curriculum that no longer loads is None, as first_curriculum's first value.
+    write(folder, "schema: 1\ntracks:\n  - {id: b, decks: [no-such-deck], target: 80%}\n")
+    assert cached_curriculum([folder], KNOWN, cache) is None
+    # An unwritable cache costs only the parse.
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")
+    assert cached_curriculum([folder], KNOWN, blocked / "curriculum.pickle") is None

@@ -27,14 +27,21 @@ It is validated like a deck: every problem with its line, in one pass.
 
 from __future__ import annotations
 
+import os
+import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import __version__
 from .catalog import find_curricula
+from .deckcache import file_stamp
 from .models import Position
 from .presets import DEFAULT_PRESET, Preset, Presets
 from .problems import ERROR, DeckLoadError, Problem, StudyappError
-from .yamlsafe import LocatedDict, LocatedList, parse, read_text
+
+# The YAML parser (core.yamlsafe) is imported by the functions that read a curriculum file, not
+# here: every session imports this module for scheduling_presets, and the app's start-up reads
+# the curriculum from cached_curriculum's file, without the parser (a tenth of the start).
 
 TOP_KEYS = {"schema", "title", "description", "tracks", "exam", "min_coverage", "preset"}
 PRESET_KEYS = {"name", "parameters"}
@@ -95,6 +102,8 @@ def parse_share(value) -> float | None:
 
 
 def load_curriculum(path: Path, known_decks: set[str]) -> tuple[Curriculum | None, list[Problem]]:
+    from .yamlsafe import LocatedDict, LocatedList, parse, read_text
+
     problems: list[Problem] = []
     where = str(path)
 
@@ -150,6 +159,8 @@ def load_curriculum(path: Path, known_decks: set[str]) -> tuple[Curriculum | Non
 
 
 def _preset(raw, position: Position, report) -> Preset | None:
+    from .yamlsafe import LocatedDict
+
     if not isinstance(raw, LocatedDict):
         report(position, "wrong-type", "'preset' must be a mapping with 'name' and 'parameters' (21 numbers)")
         return None
@@ -195,6 +206,8 @@ def scheduling_presets(curriculum: Curriculum | None, presets: Presets, fitted) 
 
 
 def _track(raw, position: Position, known_decks: set[str], seen: dict[str, Position], report) -> Track | None:
+    from .yamlsafe import LocatedDict, LocatedList
+
     if not isinstance(raw, LocatedDict):
         report(position, "wrong-type", "a track must be a mapping with id, decks and target")
         return None
@@ -238,6 +251,8 @@ def _track(raw, position: Position, known_decks: set[str], seen: dict[str, Posit
 
 
 def _exam(raw, position: Position, report) -> ExamSettings:
+    from .yamlsafe import LocatedDict
+
     if not isinstance(raw, LocatedDict):
         report(position, "wrong-type", "'exam' must be a mapping (questions, pass, seed, mode)")
         return ExamSettings()
@@ -304,9 +319,45 @@ def first_curriculum(folders: list[Path], known_decks: set[str]) -> tuple[Curric
     return chosen, broken
 
 
+# 1: the key (format, version, each curriculum file with its stamp, the known deck ids), then the curriculum.
+CURRICULUM_CACHE_FORMAT = 1
+
+
+def cached_curriculum(folders: list[Path], known_decks: set[str], cache_file: Path) -> Curriculum | None:
+    """``first_curriculum(folders, known_decks)[0]``, kept in ``cache_file`` while every curriculum
+    file under ``folders`` has the stamp it had (size, modification time, inode: as the deck cache
+    compares deck files) and the known decks are the same. The app reads it on every start; parsing
+    it needs the YAML parser, whose import was a tenth of the start-up. A missing, stale or
+    unreadable cache file is only slower; one that cannot be written changes nothing."""
+    paths = find_curricula(folders)
+    key = {"format": CURRICULUM_CACHE_FORMAT, "version": __version__,
+           "files": [(str(path), file_stamp(path)) for path in paths], "known": sorted(known_decks)}
+    try:
+        with open(cache_file, "rb") as f:
+            if pickle.load(f) == key:
+                stored = pickle.load(f)
+                if stored is None or isinstance(stored, Curriculum):
+                    return stored
+    except Exception:  # missing, unreadable, from another version: read the files instead
+        pass
+    curriculum = first_curriculum(folders, known_decks)[0]
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
+        with open(temporary, "wb") as f:
+            pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(curriculum, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, cache_file)
+    except OSError:
+        pass  # a read-only home, a full disk: the cache is only an optimisation
+    return curriculum
+
+
 def folder_min_coverage(path: Path) -> Curriculum | None:
     """Only the min_coverage of a curriculum (for a deck file checked alone, whose curriculum names
     decks that are not being checked); None when it sets none or cannot be read."""
+    from .yamlsafe import LocatedDict, parse, read_text
+
     problems: list[Problem] = []
     try:
         data = parse(read_text(path), path, problems)

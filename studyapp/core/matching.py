@@ -16,6 +16,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from .grades import AGAIN, GOOD
+from .lazyre import LazyPattern
 from .models import BACKWARD, CLOZE_RE, Card
 
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
@@ -180,8 +181,9 @@ def _distance(a: str, b: str) -> int:
 # common letters between two different words would read as noise).
 NEAR_RATIO = 0.5
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|\\s+|[^\\w\\s]")
-_CJK_RE = re.compile(f"[{_CJK}]")
+# Compiled when first used (milliseconds each, for the CJK ranges): the quiz screen imports this module.
+_WORD = LazyPattern(f"[{_CJK}]|[^\\W{_CJK}]+|\\s+|[^\\w\\s]")
+_CJK_RE = LazyPattern(f"[{_CJK}]")
 
 
 def _fold(text: str) -> str:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .lazyre import LazyPattern
 from .problems import Problem
 
 CARD_TYPES = ("basic", "reverse", "cloze", "choice", "truefalse")
@@ -22,8 +23,9 @@ FORWARD = "forward"
 BACKWARD = "backward"
 
 CLOZE_RE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
-HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-LATIN_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’/+.-]*")
+# Only deck loading and authoring count words; the Han ranges take milliseconds to compile.
+HAN_RE = LazyPattern(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN_WORD_RE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9'’/+.-]*")
 
 
 def phrase_words(text: str) -> int:

@@ -6,6 +6,7 @@ the app about navigation with messages (or by pushing screens), and the app call
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,10 @@ from textual.screen import Screen
 from . import keymap
 from .config import UIConfig
 from .services import Services
+
+# The latest the cycle collector paused for the start-up comes back, for a first screen that
+# never says it is ready (it failed to open, or waits on something slow).
+GC_RESUME_AFTER_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,9 @@ class StudyApp(App[int]):
     BINDINGS = keymap.bindings("app")
     # The command palette finds decks and actions (see commands.py).
     COMMANDS = App.COMMANDS
+    # Set by the command that runs the app (commands/tui.py) when it turned the cycle collector
+    # off for the start-up: first_screen_ready turns it back on.
+    resume_gc_when_ready = False
 
     def __init__(self, services: Services, config: UIConfig, start: Start = Start()) -> None:
         super().__init__()
@@ -71,9 +79,19 @@ class StudyApp(App[int]):
             self.notify(warning, severity="warning", markup=False, timeout=8)
         if self.start.notice:
             self.notify(self.start.notice, markup=False, timeout=8)
+        if self.resume_gc_when_ready:
+            self.set_timer(GC_RESUME_AFTER_S, self.first_screen_ready)
         if self.services.server_url:
             self.run_worker(self._sync_in_background, thread=True, name="sync", group="sync", exclusive=True,
                             exit_on_error=False)
+
+    def first_screen_ready(self) -> None:
+        """The first screen shows what it opened for (a card, a question, the deck table): the
+        cycle collector, off for the start-up, comes back on (its first pass, over what the
+        start-up left, takes a few milliseconds)."""
+        if self.resume_gc_when_ready:
+            self.resume_gc_when_ready = False
+            gc.enable()
 
     def _sync_in_background(self) -> None:
         """On start, when a team server is configured; a review never waits for it."""

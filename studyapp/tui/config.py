@@ -16,7 +16,6 @@ line, and the defaults apply.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +49,8 @@ def load_config(home: Path) -> UIConfig:
     except (OSError, UnicodeDecodeError) as error:
         config.warnings.append(f"{path}: warning: cannot read the config file ({error}); using the defaults")
         return config
+    import tomllib  # only for a home that has the file: its patterns are compiled on import
+
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as error:

@@ -253,6 +253,11 @@ class Services:
         folders = list(self._deck_paths if self._deck_paths is not None else deck_dirs(self.location.deck_dirs))
         if not find_curricula(folders):
             return None  # without importing the YAML parser, which the home screen's counts do not otherwise need
+        if self._deck_paths is None:
+            from ..core.curriculum import cached_curriculum
+
+            # Kept beside the deck cache, as the decks are: a start reads it without the YAML parser.
+            return cached_curriculum(folders, known, self.location.home / "cache" / "curriculum.pickle")
         from ..core.curriculum import first_curriculum
 
         return first_curriculum(folders, known)[0]

@@ -291,6 +291,46 @@ def test_launch_module_does_not_import_textual_until_the_app_runs():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+def test_the_study_command_turns_the_cycle_collector_back_on_however_it_ends():
+    import gc
+
+    from studyapp.commands.tui import _collector_paused
+
+    seen = []
+
+    @_collector_paused
+    def failing(context, args):
+        seen.append(gc.isenabled())
+        raise RuntimeError("the app went wrong")
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        failing(None, None)
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("start", ["study", "quiz", "home"])
+async def test_the_first_screen_turns_the_paused_cycle_collector_back_on(harness, start, monkeypatch):
+    import gc
+
+    import studyapp.tui.app
+
+    # Only the screen itself can turn it on within the test: the fallback timer is an hour away.
+    monkeypatch.setattr(studyapp.tui.app, "GC_RESUME_AFTER_S", 3600)
+    app = harness.app(start, ["ui-sample"] if start != "home" else [], quiz_mode="choice", quiz_seed=1)
+    app.resume_gc_when_ready = True  # as commands/tui.py sets it, having turned the collector off
+    gc.disable()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, gc.isenabled, "the collector back on")
+            assert not app.resume_gc_when_ready
+            if start == "study":
+                assert app.screen.shown is not None  # on when the first card is up, not before
+    finally:
+        gc.enable()
+
+
 def test_docs_list_every_binding_id_with_its_default_keys():
     from pathlib import Path
 

@@ -164,6 +164,7 @@ class HomeScreen(AppScreen):
                          "then start studyapp again.")
         self._show_status(rows)
         self.sync_bindings()
+        self.call_after_refresh(self.app.first_screen_ready)
 
     def _show_status(self, rows: list) -> None:
         decks = f"{len(rows)} deck{'s' if len(rows) != 1 else ''}"
@@ -189,6 +190,7 @@ class HomeScreen(AppScreen):
         self.query_one("#deck-table", DataTable).display = True
         self._show_status(rows)
         self.sync_bindings()
+        self.call_after_refresh(self.app.first_screen_ready)
 
     def _tracks_first(self, tracks: list[dict], next_step: dict | None) -> None:
         """The tracks before the catalog (``Services.summary_tracks``): the catalog's draw them again, the same."""

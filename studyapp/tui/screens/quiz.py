@@ -62,6 +62,7 @@ class QuizScreen(AppScreen):
 
     def _started(self, session: QuizSession) -> None:
         self.session = session
+        self.call_after_refresh(self.app.first_screen_ready)
         if not session.questions:
             kind = "" if self.mode == "mixed" else f" {self.mode}"
             self.query_one("#quiz-title", Static).update(

@@ -6,13 +6,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ...core.grades import AGAIN, GOOD
-from ...core.matching import MatchResult, check_typed
 from ...core.models import Card, Item
 from ...core.problems import StudyappError
 from .. import keymap
@@ -22,6 +22,9 @@ from ..widgets.review.card_view import CardView, Face
 from ..widgets.review.grade_bar import NAMES as GRADE_LABELS, GradeBar
 from ..widgets.common.footer import AppFooter
 from .base import AppScreen
+
+if TYPE_CHECKING:
+    from ...core.matching import MatchResult
 
 TYPABLE = ("basic", "reverse", "cloze")
 # What custom study offers from the nothing-due screen (Anki's dialog asks; these are its usual picks).
@@ -41,6 +44,9 @@ SAVING = "Saving your answer… (the progress file is busy: another studyapp is 
 def typed_check(given: str, item: Item) -> MatchResult:
     """Check a typed answer with the quiz core; a cloze item is checked against its own deletion only
     (in any of the card's languages)."""
+    # Imported when an answer is first typed: its patterns cost start-up time that most cards never use.
+    from ...core.matching import check_typed
+
     return check_typed(given, item.card, item.variant)
 
 
@@ -106,6 +112,7 @@ class ReviewScreen(AppScreen):
     def _opened(self, session, shown) -> None:
         self.session = session
         self._show(shown)
+        self.call_after_refresh(self.app.first_screen_ready)
 
     # ------------------------------------------------------------ drawing
 

@@ -10,6 +10,7 @@ Static each; the explanation has its own, for its border.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -17,9 +18,11 @@ from textual.content import Content
 from textual.widgets import Rule, Static
 
 from ....core.choices import ShownChoices
-from ....core.matching import MatchResult
 from ....core.models import Item
 from ..cards import render
+
+if TYPE_CHECKING:  # core.matching is imported when an answer is first typed
+    from ....core.matching import MatchResult
 
 KIND_NAMES = {"basic": "basic", "choice": "choice", "truefalse": "true or false"}
 
