@@ -273,14 +273,30 @@ class StudyDays:
         """(day, start, end, the UTC offset when one holds from start to end inclusive, else None)."""
         found = self._windows.get(day)
         if found is None:
-            start, end = self._slow_start_ms(day), self._slow_start_ms(day + 1)
-            offsets = {datetime.fromtimestamp(t / 1000, self.zone).utcoffset() for t in (start, end - 1, end)}
-            uniform = (len(offsets) == 1 and end - start == DAY_MS and self._slow_day_of(start) == day
-                       and self._slow_day_of(end - 1) == day)
+            found = self._new_window(day)
             if len(self._windows) > 4096:
                 self._windows.clear()
-            found = self._windows[day] = (day, start, end, next(iter(offsets)) if uniform else None)
+            self._windows[day] = found
         return found
+
+    def _new_window(self, day: int) -> tuple[int, int, int, timedelta | None]:
+        # The definitions (_slow_start_ms, _slow_day_of) with their datetime work done once:
+        # every day of a review's intervals is a new one the first time (a dozen microseconds
+        # each spelt out). ``datetime(y, m, d, tzinfo) + timedelta(hours=h)`` is the wall time
+        # h:00 with fold 0, as ``datetime(y, m, d, h, tzinfo)``; with one offset at ``t`` the
+        # local date of ``t - rollover`` is plain arithmetic (whole-millisecond offsets).
+        zone, hour = self.zone, self.rollover_hour
+        first, then = date.fromordinal(day), date.fromordinal(day + 1)
+        start = _to_ms(datetime(first.year, first.month, first.day, hour, tzinfo=zone))
+        end = _to_ms(datetime(then.year, then.month, then.day, hour, tzinfo=zone))
+        offset = datetime.fromtimestamp(start / 1000, zone).utcoffset()
+        if (end - start != DAY_MS or datetime.fromtimestamp((end - 1) / 1000, zone).utcoffset() != offset
+                or datetime.fromtimestamp(end / 1000, zone).utcoffset() != offset or offset % _ONE_MS):
+            return (day, start, end, None)
+        shift = offset // _ONE_MS - hour * 3_600_000
+        if (start + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL != day or (end - 1 + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL != day:
+            return (day, start, end, None)
+        return (day, start, end, offset)
 
     def day_of(self, ms: int) -> int:
         start, end, day, shift = self._last[0]
@@ -308,9 +324,10 @@ class StudyDays:
 
     def add_days(self, ms: int, days: int) -> int:
         """``ms`` moved by whole local days (wall clock), kept inside study day ``day_of(ms) + days``."""
-        offset = self._window(self.day_of(ms))[3]
+        day = self.day_of(ms)
+        offset = self._window(day)[3]
         # One offset through both days, the same on both: the wall clock moves by 24 h a day.
-        if offset is not None and self._window(self.day_of(ms) + days)[3] == offset:
+        if offset is not None and self._window(day + days)[3] == offset:
             return ms + days * DAY_MS
         return self._slow_add_days(ms, days)
 
