@@ -45,12 +45,16 @@ def fuzz_delta(interval: float) -> float:
     """
     if interval < 2.5:
         return 0.0
-    delta = _unpack(_pack(1.0 + _unpack(_pack(_F015 * (min(interval, 7.0) - 2.5)))[0]))[0]
-    if interval > 7.0:
-        delta = _unpack(_pack(delta + _unpack(_pack(_F01 * (min(interval, 20.0) - 7.0)))[0]))[0]
+    # Past 7 (and 20) days the first (two) terms are the same for every interval: _DELTA_7, _DELTA_20.
     if interval > 20.0:
-        delta = _unpack(_pack(delta + _unpack(_pack(_F005 * (interval - 20.0)))[0]))[0]
-    return delta
+        return _unpack(_pack(_DELTA_20 + _unpack(_pack(_F005 * (interval - 20.0)))[0]))[0]
+    if interval > 7.0:
+        return _unpack(_pack(_DELTA_7 + _unpack(_pack(_F01 * (interval - 7.0)))[0]))[0]
+    return _unpack(_pack(1.0 + _unpack(_pack(_F015 * (interval - 2.5)))[0]))[0]
+
+
+_DELTA_7 = _unpack(_pack(1.0 + _unpack(_pack(_F015 * (7.0 - 2.5)))[0]))[0]
+_DELTA_20 = _unpack(_pack(_DELTA_7 + _unpack(_pack(_F01 * (20.0 - 7.0)))[0]))[0]
 
 
 @lru_cache(maxsize=4096)
@@ -87,10 +91,8 @@ _EXACT_INT = 1 << 24
 def minimum_review_fuzz_interval(interval: float, previous: int, maximum: int) -> int:
     """The least a passing review may schedule: one more than before, or the previous
     interval itself when the new one did not grow past it but the fuzz range reaches it."""
-    rounded = as_u32(round_f32(interval))
-    _, upper = constrained_fuzz_bounds(interval, 1, maximum)
-    if rounded > previous:
+    if as_u32(round_f32(interval)) > previous:
         return previous + 1
-    if previous <= upper:
+    if previous <= constrained_fuzz_bounds(interval, 1, maximum)[1]:
         return previous
     return 0

@@ -616,30 +616,52 @@ class ReviewScheduler:
         again = states.again
         out: dict[int, Preview] = {}
         delay = self._relearn_again
-        if delay is not None:
-            outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=delay)
-        elif self._short_term and again.interval < 0.5:
-            outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
-        else:
-            # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
-            outcome = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
-        out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
-
-        add_days = self.days.add_days
-        ctx = _Context(self, seed, key, now_ms)
-        maximum = self._maximum
-        lapses = state.lapses
-        leech = state.leech or lapses >= self._leech_lapses
+        days = self.days
         reps = state.reps + 1
+        lapses = state.lapses
+        if delay is not None:
+            # The first relearning step: ``_preview`` of that outcome, spelt out (every review shows it).
+            stability, difficulty = _memory(again)
+            leech = state.leech or lapses + 1 >= self._leech_lapses
+            until_rollover = (next_day_ms - now_ms) // 1000
+            step_days = None
+            if delay >= until_rollover:
+                step_days = (delay - until_rollover) // 86_400 + 1
+                due = days.start_ms(days.day_of(now_ms) + step_days)
+            else:
+                due = now_ms + (delay if seed is None else learning_fuzz_secs(seed, delay)) * 1000
+            after = _item_state(RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech)
+            out[AGAIN] = _preview(AGAIN, after, due, None, delay, step_days)
+        else:
+            if self._short_term and again.interval < 0.5:
+                outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
+            else:
+                # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
+                outcome = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
+            out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
+
+        # StudyDays.add_days with today's window looked up once.
+        today = days.day_of(now_ms)
+        offset = days._window(today)[3]
+        window = days._window
+        balancer = self.load_balancer if seed is not None else None
+        maximum = self._maximum
+        leech = state.leech or lapses >= self._leech_lapses
         previous = max(state.interval, 0)
         floor = 1
         for rating, item in ((HARD, states.hard), (GOOD, states.good), (EASY, states.easy)):
             interval = item.interval
             # At least a day past the button before.
             minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
-            ivl = ctx.fuzz(interval, minimum, maximum)
+            # _Context.fuzz, without the object.
+            ivl = None if balancer is None else balancer.find_interval(interval, minimum, maximum, seed, key, now_ms)
+            if ivl is None:
+                ivl = with_review_fuzz(None if seed is None else fuzz_factor(seed), interval, minimum, maximum)
             floor = ivl + 1
-            due = add_days(now_ms, ivl)
+            if offset is not None and window(today + ivl)[3] == offset:
+                due = now_ms + ivl * DAY_MS
+            else:
+                due = days.add_days(now_ms, ivl)
             stability, difficulty = _memory(item)
             after = _item_state(REVIEW, None, stability, difficulty, due, now_ms, ivl, reps, lapses, leech)
             out[rating] = _preview(rating, after, due, ivl)
