@@ -386,6 +386,33 @@ def test_two_windows_answering_the_same_item_chain_their_answers(tmp_path):
     assert first.rebuild_states()[item.id] == item.state
 
 
+def test_an_answer_checks_every_column_of_the_row_it_was_shown(tmp_path):
+    """The answer's update applies only where the stored row is the one shown (in place of reading
+    it again): its column list is ITEM_COLUMNS, and a row changed in another window meanwhile is read
+    again, so that the row kept for undo is the stored one."""
+    from studyapp.store.repository import ITEM_COLUMNS, _row_to_item, _row_values
+
+    first, clock = store_at(tmp_path)
+    second = open_store(location(tmp_path), clock=clock)
+    decks = [deck("a", 3)]
+    one = ReviewSession(first, decks, clock=clock, settings=SETTINGS)
+    one.next()
+    one.answer(AGAIN)
+    second.set_status(first.item("a/c001/main").id, suspended=True)
+    shown = one.next()
+    assert shown.key == "a/c002/main" and shown.flag_note is None
+    second.set_status(shown.item_id, flag_note="unclear", flagged_ms=T0 + 1)  # while it is on screen
+    one.answer(GOOD)
+    assert first.item(shown.key).state == shown.previews[GOOD].after
+    one.undo()  # back to the row as stored before the answer: the other window's flag kept
+    restored = first.item(shown.key)
+    assert restored.state == shown.state and restored.flag_note == "unclear" and restored.flagged_ms == T0 + 1
+    for row in first.all_items():  # learning, new, suspended, flagged
+        values = (row.id, *_row_values(row))
+        assert len(values) == len(ITEM_COLUMNS.split(","))
+        assert _row_to_item(values) == row
+
+
 # ---------------------------------------------------------------- read-only figures for list and stats
 
 

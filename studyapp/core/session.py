@@ -184,6 +184,10 @@ class _Rows:
         return min(n, len(self.rows))
 
     def remove(self, row: ItemRow) -> None:
+        rows = self.rows
+        if rows and rows[0].id == row.id:  # the answered item is mostly the first (ids are unique)
+            del rows[0]
+            return
         i = bisect_left(self.rows, self.key(row), key=self.key)
         if not (i < len(self.rows) and self.rows[i].id == row.id):
             i = next((j for j, r in enumerate(self.rows) if r.id == row.id), -1)
@@ -325,6 +329,8 @@ class ReviewSession:
                 store.sync(all_decks)
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
+        # The stored row the shown item was read from (the answer's update checks it is unchanged).
+        self._shown_row: ItemRow | None = None
         self._undo: list[_Undo] = []
         self._answers: list[tuple[int, int]] = []  # (rating, duration) per answer this session
         self.started_ms = self.clock.now_ms()
@@ -380,7 +386,8 @@ class ReviewSession:
             shown.item_id, compute, kind="cram" if self.cram else "review", rating=rating, time_ms=now,
             sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings,
             # Anki's leech action "suspend"; an undo restores the status with the state.
-            suspend_leech=self.preset_for(deck_id).leech_action == "suspend")
+            suspend_leech=self.preset_for(deck_id).leech_action == "suspend",
+            shown=self._shown_row if self._shown_row is not None and self._shown_row.id == shown.item_id else None)
         if self.cram:
             self._cram_queue.pop(0)
             if rating == AGAIN:
@@ -696,6 +703,7 @@ class ReviewSession:
 
     def _show(self, row: ItemRow, queue: str, now: int, counts: Counts, *, ahead: bool = False) -> ShownItem:
         previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now)
+        self._shown_row = row
         # ShownItem(...) with every field given: a frozen dataclass's __init__ sets each through
         # object.__setattr__, a few microseconds of every pick; its __dict__ takes them at once.
         shown = _new_object(ShownItem)
@@ -750,11 +758,13 @@ class ReviewSession:
         day = days.day_of(time_ms)
         if days.start_ms(day) != cached.day_start:
             return
-        # Still exact only if the one write since the last read was this answer, and no other
-        # connection committed meanwhile.
-        version = self.store.data_version()
-        if version != (cached.version[0], cached.version[1] + 1):
+        # Still exact only if the one write since the last read was this answer. A commit by another
+        # connection since that read changes data_version: the next pick (``_today``) sees it
+        # and reads the day again, so the patched copy kept here is never used then.
+        writes = self.store.writes
+        if writes != cached.version[1] + 1:
             return
+        version = (cached.version[0], writes)
         cached.deck_reviews.clear()
         state = before.state
         new, review = cached.done.get(before.deck_id, (0, 0))
