@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import struct
+from collections import abc
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
@@ -529,8 +530,12 @@ class ReviewScheduler:
 
     # -- public
 
-    def previews(self, state: ItemState, key: str, now_ms: int) -> dict[int, Preview]:
-        """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``."""
+    def previews(self, state: ItemState, key: str, now_ms: int, *, lazy: bool = False) -> Mapping[int, Preview]:
+        """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``.
+
+        A dict; ``lazy``: for a review, a mapping that builds each Preview (and its ItemState) when
+        first read, from the intervals and due times computed here (the shown item: its answer
+        reads one, a screen its four labels)."""
         seed = (anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF if self._fuzz else None
         next_day_ms = self.days.next_day_at_ms(now_ms)
         last = state.last_review_ms
@@ -540,7 +545,7 @@ class ReviewScheduler:
             memory = fsrs_rs_python.MemoryState(state.stability, state.difficulty)
         states = self._fsrs.next_states(memory, self._retention, elapsed)
         if state.state == REVIEW:
-            return self._review_previews(state, states, seed, key, now_ms, next_day_ms)
+            return self._review_previews(state, states, seed, key, now_ms, next_day_ms, lazy)
         ctx = _Context(self, seed, key, now_ms)
         steps = self._relearn if state.state == RELEARNING else self._learn
         outcomes = self._from_learning(state, states, ctx, steps)
@@ -607,14 +612,15 @@ class ReviewScheduler:
         return _Outcome(REVIEW, None, *_memory(item), days=ctx.fuzz(_whole_days(item.interval), 1, self._maximum))
 
     def _review_previews(self, state: ItemState, states: Any, seed: int | None, key: str, now_ms: int,
-                         next_day_ms: int) -> dict[int, Preview]:
+                         next_day_ms: int, lazy: bool = False) -> Mapping[int, Preview]:
         """The four buttons of a review (review.rs): Again to relearning (or review), then Hard,
         Good and Easy each at least a day past the one before, fuzzed (and load balanced).
 
         The most frequent preview, so written out in one piece, without the intermediate
         outcomes of the (re)learning states; tests/test_parity.py holds it to Anki."""
         again = states.again
-        out: dict[int, Preview] = {}
+        # rating -> its Preview, or (the arguments of _preview, then those of _item_state for its ``after``)
+        out: dict[int, Any] = {}
         delay = self._relearn_again
         days = self.days
         reps = state.reps + 1
@@ -630,8 +636,8 @@ class ReviewScheduler:
                 due = days.start_ms(days.day_of(now_ms) + step_days)
             else:
                 due = now_ms + (delay if seed is None else learning_fuzz_secs(seed, delay)) * 1000
-            after = _item_state(RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech)
-            out[AGAIN] = _preview(AGAIN, after, due, None, delay, step_days)
+            out[AGAIN] = ((AGAIN, due, None, delay, step_days),
+                          (RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech))
         else:
             if self._short_term and again.interval < 0.5:
                 outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
@@ -663,9 +669,11 @@ class ReviewScheduler:
             else:
                 due = days.add_days(now_ms, ivl)
             stability, difficulty = _memory(item)
-            after = _item_state(REVIEW, None, stability, difficulty, due, now_ms, ivl, reps, lapses, leech)
-            out[rating] = _preview(rating, after, due, ivl)
-        return out
+            out[rating] = ((rating, due, ivl, None, None), (REVIEW, None, stability, difficulty, due, now_ms, ivl, reps,
+                                                            lapses, leech))
+        if lazy:
+            return _Buttons(out)
+        return {rating: _built(spec) for rating, spec in out.items()}
 
     # -- the preview
 
@@ -692,6 +700,42 @@ class ReviewScheduler:
         after = _item_state(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
                             before.reps + 1, lapses, leech)
         return _preview(rating, after, due, None, secs, step_days)
+
+
+def _built(spec: Any) -> Preview:
+    if isinstance(spec, Preview):
+        return spec
+    (rating, due, days, secs, step_days), after = spec
+    return _preview(rating, _item_state(*after), due, days, secs, step_days)
+
+
+class _Buttons(abc.Mapping):
+    """A review's four previews, each Preview built when first read (then kept): a pick computes
+    every interval and due time, and skips the eight objects until something reads them."""
+
+    __slots__ = ("_specs", "_built")
+
+    def __init__(self, specs: dict[int, Any]) -> None:
+        self._specs = specs
+        self._built: dict[int, Preview] = {}
+
+    def __getitem__(self, rating: int) -> Preview:
+        found = self._built.get(rating)
+        if found is None:
+            found = self._built[rating] = _built(self._specs[rating])
+        return found
+
+    def __contains__(self, rating: object) -> bool:
+        return rating in self._specs
+
+    def __iter__(self):
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 class _Context:

@@ -702,7 +702,7 @@ class ReviewSession:
         return row
 
     def _show(self, row: ItemRow, queue: str, now: int, counts: Counts, *, ahead: bool = False) -> ShownItem:
-        previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now)
+        previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now, lazy=True)
         self._shown_row = row
         # ShownItem(...) with every field given: a frozen dataclass's __init__ sets each through
         # object.__setattr__, a few microseconds of every pick; its __dict__ takes them at once.
