@@ -63,11 +63,15 @@ def fuzz_bounds(interval: float) -> tuple[int, int]:
     return as_u32(round_f32(_unpack(_pack(interval - delta))[0])), as_u32(round_f32(_unpack(_pack(interval + delta))[0]))
 
 
-@lru_cache(maxsize=1 << 16)
 def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
-    minimum = min(minimum, maximum)
-    interval = min(max(interval, f32(minimum)), f32(maximum))
-    lower, upper = fuzz_bounds(interval)
+    # Not cached: a review's intervals are new floats nearly every time (a cache only cost its
+    # look-up), and fuzz_bounds keeps the intervals that recur (those clamped to a whole day).
+    if minimum > maximum:
+        minimum = maximum
+    # f32 of a whole number under 2**24 is that number.
+    low = float(minimum) if -_EXACT_INT <= minimum <= _EXACT_INT else f32(minimum)
+    high = float(maximum) if -_EXACT_INT <= maximum <= _EXACT_INT else f32(maximum)
+    lower, upper = fuzz_bounds(min(max(interval, low), high))
     lower = min(max(lower, minimum), maximum)
     upper = min(max(upper, minimum), maximum)
     if upper == lower and 2 < upper < maximum:

@@ -618,7 +618,8 @@ class ReviewScheduler:
 
         The most frequent preview, so written out in one piece, without the intermediate
         outcomes of the (re)learning states; tests/test_parity.py holds it to Anki."""
-        again = states.again
+        again, hard, good, easy = states.again, states.hard, states.good, states.easy
+        memories = _memories(again, hard, good, easy)
         # rating -> its Preview, or (the arguments of _preview, then those of _item_state for its ``after``)
         out: dict[int, Any] = {}
         delay = self._relearn_again
@@ -627,7 +628,7 @@ class ReviewScheduler:
         lapses = state.lapses
         if delay is not None:
             # The first relearning step: ``_preview`` of that outcome, spelt out (every review shows it).
-            stability, difficulty = _memory(again)
+            stability, difficulty = memories[0], memories[1]
             leech = state.leech or lapses + 1 >= self._leech_lapses
             until_rollover = (next_day_ms - now_ms) // 1000
             step_days = None
@@ -640,10 +641,10 @@ class ReviewScheduler:
                           (RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech))
         else:
             if self._short_term and again.interval < 0.5:
-                outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
+                outcome = _Outcome(RELEARNING, 0, *memories[:2], secs=as_u32(f32(again.interval * 86_400.0)))
             else:
                 # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
-                outcome = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
+                outcome = _Outcome(REVIEW, None, *memories[:2], days=max(1, as_u32(round_f32(again.interval))))
             out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
 
         # StudyDays.add_days with today's window looked up once.
@@ -655,7 +656,7 @@ class ReviewScheduler:
         leech = state.leech or lapses >= self._leech_lapses
         previous = max(state.interval, 0)
         floor = 1
-        for rating, item in ((HARD, states.hard), (GOOD, states.good), (EASY, states.easy)):
+        for rating, item, at in ((HARD, hard, 2), (GOOD, good, 4), (EASY, easy, 6)):
             interval = item.interval
             # At least a day past the button before.
             minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
@@ -668,9 +669,8 @@ class ReviewScheduler:
                 due = now_ms + ivl * DAY_MS
             else:
                 due = days.add_days(now_ms, ivl)
-            stability, difficulty = _memory(item)
-            out[rating] = ((rating, due, ivl, None, None), (REVIEW, None, stability, difficulty, due, now_ms, ivl, reps,
-                                                            lapses, leech))
+            out[rating] = ((rating, due, ivl, None, None), (REVIEW, None, memories[at], memories[at + 1], due, now_ms,
+                                                            ivl, reps, lapses, leech))
         if lazy:
             return _Buttons(out)
         return {rating: _built(spec) for rating, spec in out.items()}
@@ -775,6 +775,19 @@ def _memory(item: Any) -> tuple[float, float]:
 
 _2F32 = struct.Struct("ff")
 _pack_2f32, _unpack_2f32 = _2F32.pack, _2F32.unpack
+_8F32 = struct.Struct("8f")
+_pack_8f32, _unpack_8f32 = _8F32.pack, _8F32.unpack
+
+
+def _memories(again: Any, hard: Any, good: Any, easy: Any) -> tuple[float, ...]:
+    """``_memory`` of the four buttons' states at once: (stability, difficulty) of each, flat."""
+    a, h, g, e = again.memory, hard.memory, good.memory, easy.memory
+    scaled = _unpack_8f32(_pack_8f32(a.stability * 10_000.0, a.difficulty * 1_000.0, h.stability * 10_000.0,
+                                     h.difficulty * 1_000.0, g.stability * 10_000.0, g.difficulty * 1_000.0,
+                                     e.stability * 10_000.0, e.difficulty * 1_000.0))
+    s0, d0, s1, d1, s2, d2, s3, d3 = (_floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5) for v in scaled)
+    return _unpack_8f32(_pack_8f32(s0 / 10_000.0, d0 / 1_000.0, s1 / 10_000.0, d1 / 1_000.0, s2 / 10_000.0,
+                                   d2 / 1_000.0, s3 / 10_000.0, d3 / 1_000.0))
 _floor = math.floor
 
 
