@@ -295,7 +295,8 @@ class StudyDays:
                 or datetime.fromtimestamp(end / 1000, zone).utcoffset() != offset or offset % _ONE_MS):
             return (day, start, end, None)
         shift = offset // _ONE_MS - hour * 3_600_000
-        if (start + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL != day or (end - 1 + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL != day:
+        first_day, last_day = ((t + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL for t in (start, end - 1))
+        if first_day != day or last_day != day:
             return (day, start, end, None)
         return (day, start, end, offset)
 

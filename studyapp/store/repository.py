@@ -819,39 +819,49 @@ class Store:
         Returns (log id, the row before, the preview applied).
         """
         conn = self.conn
-        with self.guarded(), self._write():
-            before = preview = None
-            if shown is not None and kind == "review" and shown.id == item_id:
-                preview = compute(shown)
-                if preview is not None and conn.execute(
-                        _UPDATE_IF_UNCHANGED, (*_state_values(preview.after), item_id, *_row_values(shown))).rowcount:
-                    before = shown
-            updated = before is not None
-            if before is None:
-                before = self._item_by_id(item_id)
+        with self.guarded():
+            # Store._write's transaction (schema.write) spelt out: no generator and context
+            # manager objects on the path every answer takes.
+            self.writes += 1
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                before = preview = None
+                if shown is not None and kind == "review" and shown.id == item_id:
+                    preview = compute(shown)
+                    if preview is not None and conn.execute(_UPDATE_IF_UNCHANGED, (
+                            *_state_values(preview.after), item_id, *_row_values(shown))).rowcount:
+                        before = shown
+                updated = before is not None
                 if before is None:
-                    raise StudyappError(f"item {item_id} is not in {self.path}")
-                preview = compute(before) if kind == "review" else None
-            after = preview.after if preview is not None else before.state
-            if preview is not None:
-                # The intervals were computed when the item was shown: replaying needs that moment.
-                sched_ms = preview.after.last_review_ms or sched_ms
-            scheduler = self.scheduler_id(settings)
-            log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
-                                      scheduler)
-            if kind == "review" and not updated:
-                conn.execute(_UPDATE_STATE, (*_state_values(after), item_id))
-            if suspend_leech and preview is not None and after.leech and not before.state.leech:
-                # In the answer's transaction: an answer and its leech suspension are stored together or
-                # not at all, so an answer that failed (a busy database) can simply be given again.
-                conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
+                    before = self._item_by_id(item_id)
+                    if before is None:
+                        raise StudyappError(f"item {item_id} is not in {self.path}")
+                    preview = compute(before) if kind == "review" else None
+                after = preview.after if preview is not None else before.state
+                if preview is not None:
+                    # The intervals were computed when the item was shown: replaying needs that moment.
+                    sched_ms = preview.after.last_review_ms or sched_ms
+                scheduler = self.scheduler_id(settings)
+                log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
+                                          scheduler)
+                if kind == "review" and not updated:
+                    conn.execute(_UPDATE_STATE, (*_state_values(after), item_id))
+                if suspend_leech and preview is not None and after.leech and not before.state.leech:
+                    # In the answer's transaction: an answer and its leech suspension are stored together or
+                    # not at all, so an answer that failed (a busy database) can simply be given again.
+                    conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
                     before: ItemState, after: ItemState, scheduler_id: int) -> int:
-        cursor = self.conn.execute(
-            _INSERT_LOG, (item_id, kind, rating, time_ms, sched_ms, max(0, int(duration_ms)), before.state, after.state,
-                          after.interval, before.interval, after.stability, after.difficulty, after.due_ms, scheduler_id))
+        cursor = self.conn.execute(_INSERT_LOG, (
+            item_id, kind, rating, time_ms, sched_ms, max(0, int(duration_ms)), before.state, after.state, after.interval,
+            before.interval, after.stability, after.difficulty, after.due_ms, scheduler_id))
         return int(cursor.lastrowid)
 
     def set_status(self, item_id: int, *, suspended: bool | None = None, buried_day: int | None = None,
