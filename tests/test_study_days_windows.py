@@ -74,3 +74,16 @@ def test_each_window_is_the_definitions(zone, hour):
     assert changes or zone == "UTC"
     for day in {d for change in changes for d in range(change - 2, change + 3)} | set(range(epoch, epoch + 40)):
         assert days._new_window(day) == _defined_window(days, day), day
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Australia/Lord_Howe", "Pacific/Apia", "UTC"])
+def test_days_kept_in_one_pass_are_the_definitions(zone):
+    # Three years from a few days before a change, some days already kept (a pass restarts after each).
+    days = StudyDays(ZoneInfo(zone), 3)
+    days._windows.clear()  # shared by every StudyDays of the zone and hour: none kept from other tests
+    first = date(2011, 3, 20).toordinal()
+    for day in (first + 5, first + 6, first + 400):
+        days._window(day)
+    days.keep_days(first, 1100)
+    for day in range(first, first + 1100):
+        assert days._windows[day] == _defined_window(days, day), day

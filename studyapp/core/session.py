@@ -46,6 +46,7 @@ LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
 _PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
+_KEPT_DAYS = 1024  # study days computed ahead when a queue is gathered (StudyDays.keep_days)
 _FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
 _new_object = object.__new__
@@ -923,7 +924,18 @@ class ReviewSession:
                 if not cached.primed:
                     cached.primed = True
                     self._prime(gathered)
-        return gathered.first(now, now + self._learn_ahead_ms())
+                    # The study days their intervals land on (shared by every session of the process).
+                    days.keep_days(today, _KEPT_DAYS)
+        picked = gathered.first(now, now + self._learn_ahead_ms())
+        if picked[0] is not None and picked[0][1] == LEARNING_QUEUE:
+            row = picked[0][0]
+            scheduler = self.scheduler_for(row.deck_id)
+            if not scheduler.primed(row.key, row.state):
+                # An item answered today (its review count moved on since the queue was primed):
+                # its fuzz numbers drawn with those of every learning item waiting today, which
+                # come back the same way (a few microseconds each, where one alone costs some 45).
+                scheduler.prime((r.key, r.state) for r in (row, *gathered.intraday[:_PRIMED]))
+        return picked
 
     def _build(self, now: int, only: str | None = None) -> Built:
         """Today's queue at ``now`` (see core.queue); ``only``: one deck of the session on its own
