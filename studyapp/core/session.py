@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 from bisect import bisect_left, insort
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -235,6 +235,22 @@ def _counts_of(built: Built) -> Counts:
     return Counts(new=built.counts_new, learning=built.counts_learning, review=built.counts_review)
 
 
+def _with_state(row: ItemRow, state: ItemState) -> ItemRow:
+    """``dataclasses.replace(row, state=state)``, its fields set by their slots (a third of the time:
+    replace goes through keywords and a frozen __init__)."""
+    cls = type(row)
+    setters = _SLOT_SETTERS.get(cls)
+    if setters is None:
+        setters = _SLOT_SETTERS[cls] = [(f.name, cls.__dict__[f.name].__set__) for f in fields(cls)]
+    out = _new_object(cls)
+    for name, set_slot in setters:
+        set_slot(out, state if name == "state" else getattr(row, name))
+    return out
+
+
+_SLOT_SETTERS: dict[type, list] = {}
+
+
 def _due_order(row: ItemRow) -> tuple:
     return (row.state.due_ms, row.id)
 
@@ -304,6 +320,7 @@ class ReviewSession:
         self.load_balancer = LoadBalancer(fill=self._workload, day_of=lambda ms: self.scheduler.days.day_of(ms))
         self.scheduler = ReviewScheduler(self.settings, load_balancer=self.load_balancer)
         self.presets = presets or store.load_presets()
+        self._presets_of: tuple[Presets | None, dict[str, Preset]] = (None, {})
         self.custom = custom
         self._schedulers: dict[str, ReviewScheduler] = {}  # preset name -> its scheduler
         all_decks = list(decks)
@@ -538,7 +555,14 @@ class ReviewSession:
     # -- presets
 
     def preset_for(self, deck_id: str) -> Preset:
-        return self.presets.for_deck(deck_id)
+        # Kept per deck while ``presets`` is the same object (frozen: a change is a new one).
+        kept = self._presets_of
+        if kept[0] is not self.presets:
+            kept = self._presets_of = (self.presets, {})
+        preset = kept[1].get(deck_id)
+        if preset is None:
+            preset = kept[1][deck_id] = self.presets.for_deck(deck_id)
+        return preset
 
     def settings_for(self, deck_id: str) -> Settings:
         return self.scheduler_for(deck_id).settings
@@ -795,7 +819,7 @@ class ReviewSession:
         for rows in self._queues_of(cached, before):
             rows.remove(before)
         visible = before.present and not before.suspended and before.buried_day < day
-        row = replace(before, state=after)
+        row = _with_state(before, after)
         if visible:
             for rows in self._queues_of(cached, row):
                 if rows is not cached.reviews or (after.due_ms or 0) < end:
