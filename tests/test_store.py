@@ -413,6 +413,36 @@ def test_an_answer_checks_every_column_of_the_row_it_was_shown(tmp_path):
         assert _row_to_item(values) == row
 
 
+def test_answers_that_keep_the_state_store_the_same_row_as_those_that_change_it(tmp_path):
+    """An answer that keeps the item's state (learning to learning, review to review) updates
+    fewer columns; the rows stored, and a queue column out of step with the state, come out as
+    a full update leaves them."""
+    from studyapp.store.repository import _SET_STATE, QUEUE_OF_STATE
+
+    assert _SET_STATE.startswith("queue = ?, state = ?, ")
+    store, clock = store_at(tmp_path)
+    session = ReviewSession(store, [deck("a", 2)], clock=clock, settings=SETTINGS)
+    states = []
+    for rating in (AGAIN, GOOD, GOOD, EASY, GOOD, HARD, AGAIN, GOOD):
+        shown = session.next()
+        if shown is None:
+            clock.advance(days=30)
+            shown = session.next()
+        if rating == HARD:  # the queue column out of step with the state: the row is read again
+            with store.guarded():
+                store.conn.execute("UPDATE items SET queue = 0 WHERE id = ?", (shown.item_id,))
+        applied = session.answer(rating)
+        stored = store.item(shown.key)
+        assert stored.state == applied.after
+        with store.guarded():
+            assert store.conn.execute("SELECT queue FROM items WHERE id = ?", (stored.id,)).fetchone()[0] \
+                == QUEUE_OF_STATE[stored.state.state]
+        states.append((shown.state.state, stored.state.state))
+        clock.advance(minutes=15)
+    assert {("learning", "learning"), ("review", "review")} <= set(states)
+    assert store.rebuild_states() == {row.id: row.state for row in store.all_items()}
+
+
 # ---------------------------------------------------------------- read-only figures for list and stats
 
 
