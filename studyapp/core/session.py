@@ -394,7 +394,7 @@ class ReviewSession:
         scheduler = self.scheduler_for(deck_id)
 
         def compute(row: ItemRow) -> Preview:
-            if row.state == shown.state:
+            if row.state is shown.state or row.state == shown.state:
                 return shown.previews[rating]
             # Another window answered this item meanwhile: grade the state as it is now.
             return scheduler.apply(row.state, row.key, rating, now)
