@@ -705,7 +705,7 @@ class ReviewScheduler:
                                                             ivl, reps, lapses, leech))
         if lazy:
             return _Buttons(out)
-        return {rating: _built(spec) for rating, spec in out.items()}
+        return {rating: _from_spec(spec) for rating, spec in out.items()}
 
     # -- the preview
 
@@ -734,7 +734,8 @@ class ReviewScheduler:
         return _preview(rating, after, due, None, secs, step_days)
 
 
-def _built(spec: Any) -> Preview:
+def _from_spec(spec: Any) -> Preview:
+    """A preview from ``_review_previews``' arguments for it (or the Preview itself)."""
     if isinstance(spec, Preview):
         return spec
     (rating, due, days, secs, step_days), after = spec
@@ -754,7 +755,7 @@ class _Buttons(abc.Mapping):
     def __getitem__(self, rating: int) -> Preview:
         found = self._built.get(rating)
         if found is None:
-            found = self._built[rating] = _built(self._specs[rating])
+            found = self._built[rating] = _from_spec(self._specs[rating])
         return found
 
     def __contains__(self, rating: object) -> bool:
@@ -820,6 +821,8 @@ def _memories(again: Any, hard: Any, good: Any, easy: Any) -> tuple[float, ...]:
     s0, d0, s1, d1, s2, d2, s3, d3 = (_floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5) for v in scaled)
     return _unpack_8f32(_pack_8f32(s0 / 10_000.0, d0 / 1_000.0, s1 / 10_000.0, d1 / 1_000.0, s2 / 10_000.0,
                                    d2 / 1_000.0, s3 / 10_000.0, d3 / 1_000.0))
+
+
 _floor = math.floor
 
 
