@@ -818,7 +818,7 @@ def _memories(again: Any, hard: Any, good: Any, easy: Any) -> tuple[float, ...]:
     scaled = _unpack_8f32(_pack_8f32(a.stability * 10_000.0, a.difficulty * 1_000.0, h.stability * 10_000.0,
                                      h.difficulty * 1_000.0, g.stability * 10_000.0, g.difficulty * 1_000.0,
                                      e.stability * 10_000.0, e.difficulty * 1_000.0))
-    s0, d0, s1, d1, s2, d2, s3, d3 = (_floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5) for v in scaled)
+    s0, d0, s1, d1, s2, d2, s3, d3 = [_floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5) for v in scaled]
     return _unpack_8f32(_pack_8f32(s0 / 10_000.0, d0 / 1_000.0, s1 / 10_000.0, d1 / 1_000.0, s2 / 10_000.0,
                                    d2 / 1_000.0, s3 / 10_000.0, d3 / 1_000.0))
 
