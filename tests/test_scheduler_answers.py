@@ -116,3 +116,22 @@ def test_an_item_in_learning_without_a_memory_state_is_answered_as_a_first_revie
         [0.212, 1.2931, 2.3065, 8.2956], abs=1e-6)
     assert [previews[r].interval_secs for r in (AGAIN, HARD, GOOD)] == [60, 330, 600]  # the 1m 10m steps
     assert previews[EASY].after.state == REVIEW
+
+
+@pytest.mark.parametrize("settings", [dict(), dict(relearning_steps=()), dict(relearning_steps=(), fuzz=False),
+                                      dict(relearning_steps=(20 * HOUR_MS // 1000,))])
+def test_lazy_previews_are_the_previews_built_when_read(settings):
+    """A shown review's previews (``lazy``): the same four as the dict, in the same order, each built
+    once when first read (the Again of a relearning step, of no steps, and of a step past the rollover)."""
+    s = ReviewScheduler(Settings(timezone=ZONE, **settings), load_balancer=LoadBalancer([3, 0, 5, 1] * 20))
+    for lapses in (0, 7):
+        eager = s.previews(_review(lapses=lapses), "d/c/main", T0)
+        lazy = s.previews(_review(lapses=lapses), "d/c/main", T0, lazy=True)
+        assert type(eager) is dict and list(lazy) == list(eager) == [AGAIN, HARD, GOOD, EASY]
+        assert len(lazy) == 4 and GOOD in lazy and 5 not in lazy and lazy.get(5) is None
+        with pytest.raises(KeyError):
+            lazy[5]
+        assert lazy[EASY] == eager[EASY] and lazy[EASY] is lazy[EASY]
+        assert lazy == eager and dict(lazy.items()) == eager and repr(lazy) == repr(eager)
+    # Any other state: the dict itself.
+    assert type(s.previews(NEW_STATE, "d/c/main", T0, lazy=True)) is dict

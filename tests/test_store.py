@@ -393,6 +393,63 @@ def test_two_windows_answering_the_same_item_chain_their_answers(tmp_path):
     assert first.rebuild_states()[item.id] == item.state
 
 
+def test_an_answer_checks_every_column_of_the_row_it_was_shown(tmp_path):
+    """The answer's update applies only where the stored row is the one shown (in place of reading
+    it again): its column list is ITEM_COLUMNS, and a row changed in another window meanwhile is read
+    again, so that the row kept for undo is the stored one."""
+    from studyapp.store.repository import ITEM_COLUMNS, _row_to_item, _row_values
+
+    first, clock = store_at(tmp_path)
+    second = open_store(location(tmp_path), clock=clock)
+    decks = [deck("a", 3)]
+    one = ReviewSession(first, decks, clock=clock, settings=SETTINGS)
+    one.next()
+    one.answer(AGAIN)
+    second.set_status(first.item("a/c001/main").id, suspended=True)
+    shown = one.next()
+    assert shown.key == "a/c002/main" and shown.flag_note is None
+    second.set_status(shown.item_id, flag_note="unclear", flagged_ms=T0 + 1)  # while it is on screen
+    one.answer(GOOD)
+    assert first.item(shown.key).state == shown.previews[GOOD].after
+    one.undo()  # back to the row as stored before the answer: the other window's flag kept
+    restored = first.item(shown.key)
+    assert restored.state == shown.state and restored.flag_note == "unclear" and restored.flagged_ms == T0 + 1
+    for row in first.all_items():  # learning, new, suspended, flagged
+        values = (row.id, *_row_values(row))
+        assert len(values) == len(ITEM_COLUMNS.split(","))
+        assert _row_to_item(values) == row
+
+
+def test_answers_that_keep_the_state_store_the_same_row_as_those_that_change_it(tmp_path):
+    """An answer that keeps the item's state (learning to learning, review to review) updates
+    fewer columns; the rows stored, and a queue column out of step with the state, come out as
+    a full update leaves them."""
+    from studyapp.store.repository import _SET_STATE, QUEUE_OF_STATE
+
+    assert _SET_STATE.startswith("queue = ?, state = ?, ")
+    store, clock = store_at(tmp_path)
+    session = ReviewSession(store, [deck("a", 2)], clock=clock, settings=SETTINGS)
+    states = []
+    for rating in (AGAIN, GOOD, GOOD, EASY, GOOD, HARD, AGAIN, GOOD):
+        shown = session.next()
+        if shown is None:
+            clock.advance(days=30)
+            shown = session.next()
+        if rating == HARD:  # the queue column out of step with the state: the row is read again
+            with store.guarded():
+                store.conn.execute("UPDATE items SET queue = 0 WHERE id = ?", (shown.item_id,))
+        applied = session.answer(rating)
+        stored = store.item(shown.key)
+        assert stored.state == applied.after
+        with store.guarded():
+            assert store.conn.execute("SELECT queue FROM items WHERE id = ?", (stored.id,)).fetchone()[0] \
+                == QUEUE_OF_STATE[stored.state.state]
+        states.append((shown.state.state, stored.state.state))
+        clock.advance(minutes=15)
+    assert {("learning", "learning"), ("review", "review")} <= set(states)
+    assert store.rebuild_states() == {row.id: row.state for row in store.all_items()}
+
+
 # ---------------------------------------------------------------- read-only figures for list and stats
 
 

@@ -103,6 +103,11 @@ def _remember(seed: int, value: tuple[tuple[int, ...], list[int]]) -> None:
     _FIRST_BLOCKS[seed] = value
 
 
+def primed(seed: int) -> bool:
+    """Whether ``seed``'s first block is drawn already."""
+    return (seed & _MASK64) in _FIRST_BLOCKS
+
+
 def prime(seeds: Iterable[int]) -> None:
     """Compute the first ChaCha12 block of many seeds at once (what a pick of each then needs).
 

@@ -45,25 +45,40 @@ def fuzz_delta(interval: float) -> float:
     """
     if interval < 2.5:
         return 0.0
-    delta = _unpack(_pack(1.0 + _unpack(_pack(_F015 * (min(interval, 7.0) - 2.5)))[0]))[0]
-    if interval > 7.0:
-        delta = _unpack(_pack(delta + _unpack(_pack(_F01 * (min(interval, 20.0) - 7.0)))[0]))[0]
+    # Past 7 (and 20) days the first (two) terms are the same for every interval: _DELTA_7, _DELTA_20.
     if interval > 20.0:
-        delta = _unpack(_pack(delta + _unpack(_pack(_F005 * (interval - 20.0)))[0]))[0]
-    return delta
+        return _unpack(_pack(_DELTA_20 + _unpack(_pack(_F005 * (interval - 20.0)))[0]))[0]
+    if interval > 7.0:
+        return _unpack(_pack(_DELTA_7 + _unpack(_pack(_F01 * (interval - 7.0)))[0]))[0]
+    return _unpack(_pack(1.0 + _unpack(_pack(_F015 * (interval - 2.5)))[0]))[0]
+
+
+_DELTA_7 = _unpack(_pack(1.0 + _unpack(_pack(_F015 * (7.0 - 2.5)))[0]))[0]
+_DELTA_20 = _unpack(_pack(_DELTA_7 + _unpack(_pack(_F01 * (20.0 - 7.0)))[0]))[0]
 
 
 @lru_cache(maxsize=4096)
 def fuzz_bounds(interval: float) -> tuple[int, int]:
     delta = fuzz_delta(interval)
-    return as_u32(round_f32(_unpack(_pack(interval - delta))[0])), as_u32(round_f32(_unpack(_pack(interval + delta))[0]))
+    return _rounded_u32(_unpack(_pack(interval - delta))[0]), _rounded_u32(_unpack(_pack(interval + delta))[0])
 
 
-@lru_cache(maxsize=1 << 16)
+def _rounded_u32(value: float) -> int:
+    """``as_u32(round_f32(value))`` in one call: the rounding gives a whole number, so only its sign
+    and the saturation are left of ``as u32`` (a NaN or an infinity raises in floor, as there)."""
+    rounded = math.floor(value + 0.5) if value >= 0 else -math.floor(-value + 0.5)
+    return 0 if rounded <= 0 else min(rounded, 0xFFFFFFFF)
+
+
 def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tuple[int, int]:
-    minimum = min(minimum, maximum)
-    interval = min(max(interval, f32(minimum)), f32(maximum))
-    lower, upper = fuzz_bounds(interval)
+    # Not cached: a review's intervals are new floats nearly every time (a cache only cost its
+    # look-up), and fuzz_bounds keeps the intervals that recur (those clamped to a whole day).
+    if minimum > maximum:
+        minimum = maximum
+    # f32 of a whole number under 2**24 is that number.
+    low = float(minimum) if -_EXACT_INT <= minimum <= _EXACT_INT else f32(minimum)
+    high = float(maximum) if -_EXACT_INT <= maximum <= _EXACT_INT else f32(maximum)
+    lower, upper = fuzz_bounds(min(max(interval, low), high))
     lower = min(max(lower, minimum), maximum)
     upper = min(max(upper, minimum), maximum)
     if upper == lower and 2 < upper < maximum:
@@ -74,7 +89,7 @@ def constrained_fuzz_bounds(interval: float, minimum: int, maximum: int) -> tupl
 def with_review_fuzz(factor: float | None, interval: float, minimum: int, maximum: int) -> int:
     """A whole number of days in [minimum, maximum]: fuzzed when ``factor`` is given, else rounded."""
     if factor is None:
-        return min(max(as_u32(round_f32(interval)), minimum), maximum)
+        return min(max(_rounded_u32(interval), minimum), maximum)
     lower, upper = constrained_fuzz_bounds(interval, minimum, maximum)
     if upper < _EXACT_INT:  # small whole numbers are exact in f32: only the product and the sum round
         return max(0, math.floor(_unpack(_pack(lower + _unpack(_pack(factor * (1 + upper - lower)))[0]))[0]))
@@ -87,10 +102,8 @@ _EXACT_INT = 1 << 24
 def minimum_review_fuzz_interval(interval: float, previous: int, maximum: int) -> int:
     """The least a passing review may schedule: one more than before, or the previous
     interval itself when the new one did not grow past it but the fuzz range reaches it."""
-    rounded = as_u32(round_f32(interval))
-    _, upper = constrained_fuzz_bounds(interval, 1, maximum)
-    if rounded > previous:
+    if _rounded_u32(interval) > previous:
         return previous + 1
-    if previous <= upper:
+    if previous <= constrained_fuzz_bounds(interval, 1, maximum)[1]:
         return previous
     return 0

@@ -61,7 +61,8 @@ class LoadBalancer:
         """The day Anki's load balancer picks, or None where it leaves the plain fuzz to decide."""
         if int(interval) > MAX_LOAD_BALANCE_INTERVAL or minimum > MAX_LOAD_BALANCE_INTERVAL:
             return None
-        self._refresh(now_ms)
+        if self._fill is not None:  # (three times a review's previews: the call spared)
+            self._refresh(now_ms)
         before, after = constrained_fuzz_bounds(interval, minimum, maximum)
         if before == after:  # one day to weigh: the draw cannot move it
             return before

@@ -270,7 +270,11 @@ class Gathered:
 
     def take_out(self, row: ItemRow) -> str | None:
         """Remove an item; returns which list held it ("intraday", "day_learning", "reviews", "new")."""
-        for name in ("intraday", "reviews", "new", "day_learning"):
+        names = ("intraday", "reviews", "new", "day_learning")
+        # The head of a list first (an item is in one list only): a new item's answer then does
+        # not walk every review before finding it.
+        found = next((name for name in names if (rows := getattr(self, name)) and rows[0].id == row.id), None)
+        for name in names if found is None else (found,):
             if _remove(getattr(self, name), row):
                 if name == "new":
                     _remove(self.new_gathered, row)

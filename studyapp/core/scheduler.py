@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import os
 import struct
+from collections import abc
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
@@ -31,7 +32,7 @@ from typing import Any, Iterable, Mapping
 import fsrs_rs_python
 
 from .anki_ids import anki_card_id
-from .anki_random import fuzz_factor, learning_fuzz_secs, prime as prime_fuzz
+from .anki_random import fuzz_factor, learning_fuzz_secs, prime as prime_fuzz, primed as fuzz_primed
 from .clock import DAY_MS
 from .fuzz import as_u32, f32, minimum_review_fuzz_interval, round_f32, with_review_fuzz
 from .problems import StudyappError
@@ -273,14 +274,57 @@ class StudyDays:
         """(day, start, end, the UTC offset when one holds from start to end inclusive, else None)."""
         found = self._windows.get(day)
         if found is None:
-            start, end = self._slow_start_ms(day), self._slow_start_ms(day + 1)
-            offsets = {datetime.fromtimestamp(t / 1000, self.zone).utcoffset() for t in (start, end - 1, end)}
-            uniform = (len(offsets) == 1 and end - start == DAY_MS and self._slow_day_of(start) == day
-                       and self._slow_day_of(end - 1) == day)
-            if len(self._windows) > 4096:
+            found = self._new_window(day)
+            if len(self._windows) > _KEPT_WINDOWS:
                 self._windows.clear()
-            found = self._windows[day] = (day, start, end, next(iter(offsets)) if uniform else None)
+            self._windows[day] = found
         return found
+
+    def _new_window(self, day: int) -> tuple[int, int, int, timedelta | None]:
+        # The definitions (_slow_start_ms, _slow_day_of) with their datetime work done once:
+        # every day of a review's intervals is a new one the first time (a dozen microseconds
+        # each spelt out). ``datetime(y, m, d, tzinfo) + timedelta(hours=h)`` is the wall time
+        # h:00 with fold 0, as ``datetime(y, m, d, h, tzinfo)``; with one offset at ``t`` the
+        # local date of ``t - rollover`` is plain arithmetic (whole-millisecond offsets).
+        start = self._start_of(day)
+        return self._window_from(day, start, self._offset_at(start))[0]
+
+    def _start_of(self, day: int) -> int:
+        d = date.fromordinal(day)
+        return _to_ms(datetime(d.year, d.month, d.day, self.rollover_hour, tzinfo=self.zone))
+
+    def _offset_at(self, ms: int) -> timedelta:
+        return datetime.fromtimestamp(ms / 1000, self.zone).utcoffset()
+
+    def _window_from(self, day: int, start: int, offset: timedelta) -> tuple[tuple, int, timedelta]:
+        """(the window of ``day``, which starts at ``start`` with ``offset``; the next day's start
+        and its offset, for the window after it)."""
+        end = self._start_of(day + 1)
+        end_offset = self._offset_at(end)
+        if end - start != DAY_MS or self._offset_at(end - 1) != offset or end_offset != offset or offset % _ONE_MS:
+            return (day, start, end, None), end, end_offset
+        shift = offset // _ONE_MS - self.rollover_hour * 3_600_000
+        first_day, last_day = ((t + shift) // DAY_MS + _UNIX_EPOCH_ORDINAL for t in (start, end - 1))
+        if first_day != day or last_day != day:
+            return (day, start, end, None), end, end_offset
+        return (day, start, end, offset), end, end_offset
+
+    def keep_days(self, first: int, count: int) -> None:
+        """Compute the windows of ``count`` days from ``first`` in one pass, each day's end being
+        the next one's start (some 3 us a day, against 5 to 15 one by one as previews ask):
+        the days a day's reviews are scheduled to, when its queue is gathered."""
+        windows = self._windows
+        if len(windows) + count > _KEPT_WINDOWS:
+            return
+        start = offset = None
+        for day in range(first, first + count):
+            if day in windows:
+                start = None
+                continue
+            if start is None:
+                start = self._start_of(day)
+                offset = self._offset_at(start)
+            windows[day], start, offset = self._window_from(day, start, offset)
 
     def day_of(self, ms: int) -> int:
         start, end, day, shift = self._last[0]
@@ -308,9 +352,10 @@ class StudyDays:
 
     def add_days(self, ms: int, days: int) -> int:
         """``ms`` moved by whole local days (wall clock), kept inside study day ``day_of(ms) + days``."""
-        offset = self._window(self.day_of(ms))[3]
+        day = self.day_of(ms)
+        offset = self._window(day)[3]
         # One offset through both days, the same on both: the wall clock moves by 24 h a day.
-        if offset is not None and self._window(self.day_of(ms) + days)[3] == offset:
+        if offset is not None and self._window(day + days)[3] == offset:
             return ms + days * DAY_MS
         return self._slow_add_days(ms, days)
 
@@ -345,6 +390,7 @@ class StudyDays:
 
 
 _SHARED_WINDOWS: dict[tuple[tzinfo, int], dict] = {}
+_KEPT_WINDOWS = 4096  # per zone and rollover: more and they are all forgotten
 _UNIX_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _ONE_MS = timedelta(milliseconds=1)
 
@@ -512,8 +558,12 @@ class ReviewScheduler:
 
     # -- public
 
-    def previews(self, state: ItemState, key: str, now_ms: int) -> dict[int, Preview]:
-        """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``."""
+    def previews(self, state: ItemState, key: str, now_ms: int, *, lazy: bool = False) -> Mapping[int, Preview]:
+        """The four buttons for ``state`` reviewed at ``now_ms``; commit one with ``Preview.after``.
+
+        A dict; ``lazy``: for a review, a mapping that builds each Preview (and its ItemState) when
+        first read, from the intervals and due times computed here (the shown item: its answer
+        reads one, a screen its four labels)."""
         seed = (anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF if self._fuzz else None
         next_day_ms = self.days.next_day_at_ms(now_ms)
         last = state.last_review_ms
@@ -523,7 +573,7 @@ class ReviewScheduler:
             memory = fsrs_rs_python.MemoryState(state.stability, state.difficulty)
         states = self._fsrs.next_states(memory, self._retention, elapsed)
         if state.state == REVIEW:
-            return self._review_previews(state, states, seed, key, now_ms, next_day_ms)
+            return self._review_previews(state, states, seed, key, now_ms, next_day_ms, lazy)
         ctx = _Context(self, seed, key, now_ms)
         steps = self._relearn if state.state == RELEARNING else self._learn
         outcomes = self._from_learning(state, states, ctx, steps)
@@ -535,6 +585,10 @@ class ReviewScheduler:
         previews of each then find them ready. A queue's items, when it is built."""
         if self.settings.fuzz:
             prime_fuzz((anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF for key, state in items)
+
+    def primed(self, key: str, state: ItemState) -> bool:
+        """Whether the previews of ``state`` find their fuzz numbers drawn (always, with fuzz off)."""
+        return not self.settings.fuzz or fuzz_primed(anki_card_id(key) + state.reps)
 
     def apply(self, state: ItemState, key: str, rating: int, now_ms: int) -> Preview:
         if rating not in RATINGS:
@@ -590,43 +644,68 @@ class ReviewScheduler:
         return _Outcome(REVIEW, None, *_memory(item), days=ctx.fuzz(_whole_days(item.interval), 1, self._maximum))
 
     def _review_previews(self, state: ItemState, states: Any, seed: int | None, key: str, now_ms: int,
-                         next_day_ms: int) -> dict[int, Preview]:
+                         next_day_ms: int, lazy: bool = False) -> Mapping[int, Preview]:
         """The four buttons of a review (review.rs): Again to relearning (or review), then Hard,
         Good and Easy each at least a day past the one before, fuzzed (and load balanced).
 
         The most frequent preview, so written out in one piece, without the intermediate
         outcomes of the (re)learning states; tests/test_parity.py holds it to Anki."""
-        again = states.again
-        out: dict[int, Preview] = {}
+        again, hard, good, easy = states.again, states.hard, states.good, states.easy
+        memories = _memories(again, hard, good, easy)
+        # rating -> its Preview, or (the arguments of _preview, then those of _item_state for its ``after``)
+        out: dict[int, Any] = {}
         delay = self._relearn_again
-        if delay is not None:
-            outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=delay)
-        elif self._short_term and again.interval < 0.5:
-            outcome = _Outcome(RELEARNING, 0, *_memory(again), secs=as_u32(f32(again.interval * 86_400.0)))
-        else:
-            # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
-            outcome = _Outcome(REVIEW, None, *_memory(again), days=max(1, as_u32(round_f32(again.interval))))
-        out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
-
-        add_days = self.days.add_days
-        ctx = _Context(self, seed, key, now_ms)
-        maximum = self._maximum
-        lapses = state.lapses
-        leech = state.leech or lapses >= self._leech_lapses
+        days = self.days
         reps = state.reps + 1
+        lapses = state.lapses
+        if delay is not None:
+            # The first relearning step: ``_preview`` of that outcome, spelt out (every review shows it).
+            stability, difficulty = memories[0], memories[1]
+            leech = state.leech or lapses + 1 >= self._leech_lapses
+            until_rollover = (next_day_ms - now_ms) // 1000
+            step_days = None
+            if delay >= until_rollover:
+                step_days = (delay - until_rollover) // 86_400 + 1
+                due = days.start_ms(days.day_of(now_ms) + step_days)
+            else:
+                due = now_ms + (delay if seed is None else learning_fuzz_secs(seed, delay)) * 1000
+            out[AGAIN] = ((AGAIN, due, None, delay, step_days),
+                          (RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech))
+        else:
+            if self._short_term and again.interval < 0.5:
+                outcome = _Outcome(RELEARNING, 0, *memories[:2], secs=as_u32(f32(again.interval * 86_400.0)))
+            else:
+                # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
+                outcome = _Outcome(REVIEW, None, *memories[:2], days=max(1, as_u32(round_f32(again.interval))))
+            out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
+
+        # StudyDays.add_days with today's window looked up once.
+        today = days.day_of(now_ms)
+        offset = days._window(today)[3]
+        window = days._window
+        balancer = self.load_balancer if seed is not None else None
+        maximum = self._maximum
+        leech = state.leech or lapses >= self._leech_lapses
         previous = max(state.interval, 0)
         floor = 1
-        for rating, item in ((HARD, states.hard), (GOOD, states.good), (EASY, states.easy)):
+        for rating, item, at in ((HARD, hard, 2), (GOOD, good, 4), (EASY, easy, 6)):
             interval = item.interval
             # At least a day past the button before.
             minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
-            ivl = ctx.fuzz(interval, minimum, maximum)
+            # _Context.fuzz, without the object.
+            ivl = None if balancer is None else balancer.find_interval(interval, minimum, maximum, seed, key, now_ms)
+            if ivl is None:
+                ivl = with_review_fuzz(None if seed is None else fuzz_factor(seed), interval, minimum, maximum)
             floor = ivl + 1
-            due = add_days(now_ms, ivl)
-            stability, difficulty = _memory(item)
-            after = _item_state(REVIEW, None, stability, difficulty, due, now_ms, ivl, reps, lapses, leech)
-            out[rating] = _preview(rating, after, due, ivl)
-        return out
+            if offset is not None and window(today + ivl)[3] == offset:
+                due = now_ms + ivl * DAY_MS
+            else:
+                due = days.add_days(now_ms, ivl)
+            out[rating] = ((rating, due, ivl, None, None), (REVIEW, None, memories[at], memories[at + 1], due, now_ms,
+                                                            ivl, reps, lapses, leech))
+        if lazy:
+            return _Buttons(out)
+        return {rating: _from_spec(spec) for rating, spec in out.items()}
 
     # -- the preview
 
@@ -653,6 +732,43 @@ class ReviewScheduler:
         after = _item_state(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
                             before.reps + 1, lapses, leech)
         return _preview(rating, after, due, None, secs, step_days)
+
+
+def _from_spec(spec: Any) -> Preview:
+    """A preview from ``_review_previews``' arguments for it (or the Preview itself)."""
+    if isinstance(spec, Preview):
+        return spec
+    (rating, due, days, secs, step_days), after = spec
+    return _preview(rating, _item_state(*after), due, days, secs, step_days)
+
+
+class _Buttons(abc.Mapping):
+    """A review's four previews, each Preview built when first read (then kept): a pick computes
+    every interval and due time, and skips the eight objects until something reads them."""
+
+    __slots__ = ("_specs", "_built")
+
+    def __init__(self, specs: dict[int, Any]) -> None:
+        self._specs = specs
+        self._built: dict[int, Preview] = {}
+
+    def __getitem__(self, rating: int) -> Preview:
+        found = self._built.get(rating)
+        if found is None:
+            found = self._built[rating] = _from_spec(self._specs[rating])
+        return found
+
+    def __contains__(self, rating: object) -> bool:
+        return rating in self._specs
+
+    def __iter__(self):
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
 
 
 class _Context:
@@ -692,6 +808,21 @@ def _memory(item: Any) -> tuple[float, float]:
 
 _2F32 = struct.Struct("ff")
 _pack_2f32, _unpack_2f32 = _2F32.pack, _2F32.unpack
+_8F32 = struct.Struct("8f")
+_pack_8f32, _unpack_8f32 = _8F32.pack, _8F32.unpack
+
+
+def _memories(again: Any, hard: Any, good: Any, easy: Any) -> tuple[float, ...]:
+    """``_memory`` of the four buttons' states at once: (stability, difficulty) of each, flat."""
+    a, h, g, e = again.memory, hard.memory, good.memory, easy.memory
+    scaled = _unpack_8f32(_pack_8f32(a.stability * 10_000.0, a.difficulty * 1_000.0, h.stability * 10_000.0,
+                                     h.difficulty * 1_000.0, g.stability * 10_000.0, g.difficulty * 1_000.0,
+                                     e.stability * 10_000.0, e.difficulty * 1_000.0))
+    s0, d0, s1, d1, s2, d2, s3, d3 = [_floor(v + 0.5) if v >= 0 else -_floor(-v + 0.5) for v in scaled]
+    return _unpack_8f32(_pack_8f32(s0 / 10_000.0, d0 / 1_000.0, s1 / 10_000.0, d1 / 1_000.0, s2 / 10_000.0,
+                                   d2 / 1_000.0, s3 / 10_000.0, d3 / 1_000.0))
+
+
 _floor = math.floor
 
 

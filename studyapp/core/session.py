@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 from bisect import bisect_left, insort
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -46,6 +46,7 @@ LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
 _PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
+_KEPT_DAYS = 1024  # study days computed ahead when a queue is gathered (StudyDays.keep_days)
 _FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
 _new_object = object.__new__
@@ -184,6 +185,10 @@ class _Rows:
         return min(n, len(self.rows))
 
     def remove(self, row: ItemRow) -> None:
+        rows = self.rows
+        if rows and rows[0].id == row.id:  # the answered item is mostly the first (ids are unique)
+            del rows[0]
+            return
         i = bisect_left(self.rows, self.key(row), key=self.key)
         if not (i < len(self.rows) and self.rows[i].id == row.id):
             i = next((j for j, r in enumerate(self.rows) if r.id == row.id), -1)
@@ -213,6 +218,22 @@ def _collector_paused():
 
 def _counts_of(built: Built) -> Counts:
     return Counts(new=built.counts_new, learning=built.counts_learning, review=built.counts_review)
+
+
+def _with_state(row: ItemRow, state: ItemState) -> ItemRow:
+    """``dataclasses.replace(row, state=state)``, its fields set by their slots (a third of the time:
+    replace goes through keywords and a frozen __init__)."""
+    cls = type(row)
+    setters = _SLOT_SETTERS.get(cls)
+    if setters is None:
+        setters = _SLOT_SETTERS[cls] = [(f.name, cls.__dict__[f.name].__set__) for f in fields(cls)]
+    out = _new_object(cls)
+    for name, set_slot in setters:
+        set_slot(out, state if name == "state" else getattr(row, name))
+    return out
+
+
+_SLOT_SETTERS: dict[type, list] = {}
 
 
 def _due_order(row: ItemRow) -> tuple:
@@ -284,6 +305,7 @@ class ReviewSession:
         self.load_balancer = LoadBalancer(fill=self._workload, day_of=lambda ms: self.scheduler.days.day_of(ms))
         self.scheduler = ReviewScheduler(self.settings, load_balancer=self.load_balancer)
         self.presets = presets or store.load_presets()
+        self._presets_of: tuple[Presets | None, dict[str, Preset]] = (None, {})
         self.custom = custom
         self._schedulers: dict[str, ReviewScheduler] = {}  # preset name -> its scheduler
         all_decks = list(decks)
@@ -311,6 +333,8 @@ class ReviewSession:
         self._group_cards: dict[str, int] | None = None  # group -> cards in it, for the linked decks
         self.seed = store.profile_seed()
         self._current: ShownItem | None = None
+        # The stored row the shown item was read from (the answer's update checks it is unchanged).
+        self._shown_row: ItemRow | None = None
         self._undo: list[_Undo] = []
         self._answers: list[tuple[int, int]] = []  # (rating, duration) per answer this session
         self.started_ms = self.clock.now_ms()
@@ -356,7 +380,7 @@ class ReviewSession:
         scheduler = self.scheduler_for(deck_id)
 
         def compute(row: ItemRow) -> Preview:
-            if row.state == shown.state:
+            if row.state is shown.state or row.state == shown.state:
                 return shown.previews[rating]
             # Another window answered this item meanwhile: grade the state as it is now.
             return scheduler.apply(row.state, row.key, rating, now)
@@ -366,7 +390,8 @@ class ReviewSession:
             shown.item_id, compute, kind="cram" if self.cram else "review", rating=rating, time_ms=now,
             sched_ms=shown.shown_ms, duration_ms=max(0, int(duration_ms)), settings=scheduler.settings,
             # Anki's leech action "suspend"; an undo restores the status with the state.
-            suspend_leech=self.preset_for(deck_id).leech_action == "suspend")
+            suspend_leech=self.preset_for(deck_id).leech_action == "suspend",
+            shown=self._shown_row if self._shown_row is not None and self._shown_row.id == shown.item_id else None)
         if self.cram:
             self._cram_queue.pop(0)
             if rating == AGAIN:
@@ -516,7 +541,14 @@ class ReviewSession:
     # -- presets
 
     def preset_for(self, deck_id: str) -> Preset:
-        return self.presets.for_deck(deck_id)
+        # Kept per deck while ``presets`` is the same object (frozen: a change is a new one).
+        kept = self._presets_of
+        if kept[0] is not self.presets:
+            kept = self._presets_of = (self.presets, {})
+        preset = kept[1].get(deck_id)
+        if preset is None:
+            preset = kept[1][deck_id] = self.presets.for_deck(deck_id)
+        return preset
 
     def settings_for(self, deck_id: str) -> Settings:
         return self.scheduler_for(deck_id).settings
@@ -681,7 +713,8 @@ class ReviewSession:
         return row
 
     def _show(self, row: ItemRow, queue: str, now: int, counts: Counts, *, ahead: bool = False) -> ShownItem:
-        previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now)
+        previews = self.scheduler_for(row.deck_id).previews(row.state, row.key, now, lazy=True)
+        self._shown_row = row
         # ShownItem(...) with every field given: a frozen dataclass's __init__ sets each through
         # object.__setattr__, a few microseconds of every pick; its __dict__ takes them at once.
         shown = _new_object(ShownItem)
@@ -736,11 +769,13 @@ class ReviewSession:
         day = days.day_of(time_ms)
         if days.start_ms(day) != cached.day_start:
             return
-        # Still exact only if the one write since the last read was this answer, and no other
-        # connection committed meanwhile.
-        version = self.store.data_version()
-        if version != (cached.version[0], cached.version[1] + 1):
+        # Still exact only if the one write since the last read was this answer. A commit by another
+        # connection since that read changes data_version: the next pick (``_today``) sees it
+        # and reads the day again, so the patched copy kept here is never used then.
+        writes = self.store.writes
+        if writes != cached.version[1] + 1:
             return
+        version = (cached.version[0], writes)
         cached.deck_reviews.clear()
         state = before.state
         new, review = cached.done.get(before.deck_id, (0, 0))
@@ -770,7 +805,7 @@ class ReviewSession:
         for rows in self._queues_of(cached, before):
             rows.remove(before)
         visible = before.present and not before.suspended and before.buried_day < day
-        row = replace(before, state=after)
+        row = _with_state(before, after)
         if visible:
             for rows in self._queues_of(cached, row):
                 if rows is not cached.reviews or (after.due_ms or 0) < end:
@@ -899,7 +934,18 @@ class ReviewSession:
                 if not cached.primed:
                     cached.primed = True
                     self._prime(gathered)
-        return gathered.first(now, now + self._learn_ahead_ms())
+                    # The study days their intervals land on (shared by every session of the process).
+                    days.keep_days(today, _KEPT_DAYS)
+        picked = gathered.first(now, now + self._learn_ahead_ms())
+        if picked[0] is not None and picked[0][1] == LEARNING_QUEUE:
+            row = picked[0][0]
+            scheduler = self.scheduler_for(row.deck_id)
+            if not scheduler.primed(row.key, row.state):
+                # An item answered today (its review count moved on since the queue was primed):
+                # its fuzz numbers drawn with those of every learning item waiting today, which
+                # come back the same way (a few microseconds each, where one alone costs some 45).
+                scheduler.prime((r.key, r.state) for r in (row, *gathered.intraday[:_PRIMED]))
+        return picked
 
     def _build(self, now: int, only: str | None = None) -> Built:
         """Today's queue at ``now`` (see core.queue); ``only``: one deck of the session on its own

@@ -871,43 +871,69 @@ class Store:
 
     def record_answer(self, item_id: int, compute: Callable[[ItemRow], Preview | None], *, kind: str, rating: int,
                       time_ms: int, sched_ms: int, duration_ms: int, settings: Settings,
-                      suspend_leech: bool = False) -> tuple[int, ItemRow, Preview | None]:
+                      suspend_leech: bool = False, shown: ItemRow | None = None) -> tuple[int, ItemRow, Preview | None]:
         """One transaction: re-read the item, let ``compute`` give the new state, store it and log it.
 
         ``compute`` sees the state as it is inside the transaction, so two processes answering
         the same item chain their answers instead of one overwriting the other. ``suspend_leech``:
-        Anki's leech action "suspend", for an answer that makes the item a leech.
+        Anki's leech action "suspend", for an answer that makes the item a leech. ``shown``: the
+        row as the caller read it; the update then applies only where the stored row is still
+        exactly that one (every column), which stands for the re-read; else the item is read
+        again and ``compute`` sees it as stored.
         Returns (log id, the row before, the preview applied).
         """
-        with self.guarded(), self._write():
-            before = self._item_by_id(item_id)
-            if before is None:
-                raise StudyappError(f"item {item_id} is not in {self.path}")
-            preview = compute(before) if kind == "review" else None
-            after = preview.after if preview is not None else before.state
-            if preview is not None:
-                # The intervals were computed when the item was shown: replaying needs that moment.
-                sched_ms = preview.after.last_review_ms or sched_ms
-            scheduler = self.scheduler_id(settings)
-            log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
-                                      scheduler)
-            if kind == "review":
-                self.conn.execute(f"UPDATE items SET {_SET_STATE} WHERE id = ?", (*_state_values(after), item_id))
-            if suspend_leech and preview is not None and after.leech and not before.state.leech:
-                # In the answer's transaction: an answer and its leech suspension are stored together or
-                # not at all, so an answer that failed (a busy database) can simply be given again.
-                self.conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
+        conn = self.conn
+        with self.guarded():
+            # Store._write's transaction (schema.write) spelt out: no generator and context
+            # manager objects on the path every answer takes.
+            self.writes += 1
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                before = preview = None
+                if shown is not None and kind == "review" and shown.id == item_id:
+                    preview = compute(shown)
+                    if preview is not None:
+                        values = _state_values(preview.after)
+                        if preview.after.state == shown.state.state:
+                            # Queue and state stay: left out of SET, SQLite does not weigh the index
+                            # on the queue (a third of the update's time); the stored queue checked.
+                            cursor = conn.execute(_UPDATE_IF_UNCHANGED_SAME_QUEUE,
+                                                  (*values[2:], item_id, values[0], *_row_values(shown)))
+                        else:
+                            cursor = conn.execute(_UPDATE_IF_UNCHANGED, (*values, item_id, *_row_values(shown)))
+                        if cursor.rowcount:
+                            before = shown
+                updated = before is not None
+                if before is None:
+                    before = self._item_by_id(item_id)
+                    if before is None:
+                        raise StudyappError(f"item {item_id} is not in {self.path}")
+                    preview = compute(before) if kind == "review" else None
+                after = preview.after if preview is not None else before.state
+                if preview is not None:
+                    # The intervals were computed when the item was shown: replaying needs that moment.
+                    sched_ms = preview.after.last_review_ms or sched_ms
+                scheduler = self.scheduler_id(settings)
+                log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
+                                          scheduler)
+                if kind == "review" and not updated:
+                    conn.execute(_UPDATE_STATE, (*_state_values(after), item_id))
+                if suspend_leech and preview is not None and after.leech and not before.state.leech:
+                    # In the answer's transaction: an answer and its leech suspension are stored together or
+                    # not at all, so an answer that failed (a busy database) can simply be given again.
+                    conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
                     before: ItemState, after: ItemState, scheduler_id: int) -> int:
-        interval = after.interval
-        cursor = self.conn.execute(
-            "INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
-            "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, uid) "
-            f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {schema.NEW_UID_SQL})",
-            (item_id, kind, rating, time_ms, sched_ms, max(0, int(duration_ms)), before.state, after.state, interval,
-             before.interval, after.stability, after.difficulty, after.due_ms, scheduler_id))
+        cursor = self.conn.execute(_INSERT_LOG, (
+            item_id, kind, rating, time_ms, sched_ms, max(0, int(duration_ms)), before.state, after.state, after.interval,
+            before.interval, after.stability, after.difficulty, after.due_ms, scheduler_id))
         return int(cursor.lastrowid)
 
     def set_status(self, item_id: int, *, suspended: bool | None = None, buried_day: int | None = None,
@@ -1338,6 +1364,28 @@ class Store:
     def integrity_check(self) -> list[str]:
         with self.guarded():
             return [r[0] for r in self.conn.execute("PRAGMA integrity_check").fetchall()]
+
+
+# The answer's statements, built once (the sqlite3 module's statement cache is keyed by the text).
+_UPDATE_STATE = f"UPDATE items SET {_SET_STATE} WHERE id = ?"
+# ... applied only where every column still holds what the answering session read (_row_values).
+_SAME_ROW = "".join(f" AND {c.strip()} IS ?" for c in ITEM_COLUMNS.split(",")[1:])
+_UPDATE_IF_UNCHANGED = _UPDATE_STATE + _SAME_ROW
+# ... and where the state stays: queue and state left out of SET (_state_values gives them first), the
+# stored queue checked instead.
+_UPDATE_IF_UNCHANGED_SAME_QUEUE = (
+    f"UPDATE items SET {_SET_STATE.removeprefix('queue = ?, state = ?, ')} WHERE id = ? AND queue = ?{_SAME_ROW}")
+_INSERT_LOG = ("INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, "
+               "state_after, interval, last_interval, stability, difficulty, due_ms, scheduler_id, uid) "
+               f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {schema.NEW_UID_SQL})")
+
+
+def _row_values(row: ItemRow) -> tuple:
+    """An ItemRow's columns after the id, in ITEM_COLUMNS' order: _row_to_item read backwards."""
+    state = row.state
+    return (row.key, row.deck_id, row.card_id, row.variant, row.revision, row.position, row.present, state.state,
+            state.step, state.stability, state.difficulty, state.due_ms, state.last_review_ms, state.interval,
+            state.reps, state.lapses, state.leech, row.suspended, row.buried_day, row.flag_note, row.flagged_ms)
 
 
 def _state_from_anki_row(before: ItemState, entry: LogEntry) -> ItemState:
