@@ -454,3 +454,29 @@ def test_the_shown_item_is_the_dataclass_its_fields_say(tmp_path):
     assert replace(shown, flag_note="x").flag_note == "x" and shown.flag_note is None
     with pytest.raises(AttributeError):
         shown.key = "other"
+
+
+def test_every_shown_item_finds_its_fuzz_numbers_drawn_with_others(tmp_path, monkeypatch):
+    """The day's queues draw the fuzz numbers of their first items when gathered, and of the next
+    ones together whenever a pick reaches an item without them (learning items answered today
+    among them): no shown item draws its own (some 45 us each, against a few in a batch)."""
+    from studyapp.core import anki_random
+
+    store, clock = store_at(tmp_path)
+    plenty = replace(SETTINGS, new_per_day=900, reviews_per_day=9999)
+    session = ReviewSession(store, [deck("a", 900)], clock=clock, settings=plenty)
+    anki_random._FIRST_BLOCKS.clear()
+    alone = []
+    block = anki_random.chacha_block
+    monkeypatch.setattr(anki_random, "chacha_block", lambda *args, **kw: alone.append(args) or block(*args, **kw))
+    shown = 0
+    for n in range(700):
+        item = session.next()
+        if item is None:
+            clock.advance(minutes=10)
+            continue
+        assert len(item.previews) == 4
+        session.answer(AGAIN if n % 5 == 0 else GOOD, duration_ms=3000)
+        shown += 1
+        clock.advance(seconds=20)
+    assert shown > 600 and alone == []

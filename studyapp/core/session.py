@@ -45,7 +45,11 @@ if TYPE_CHECKING:  # the store imports core, never the other way round at run ti
 LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new", "cram"
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
-_PRIMED = 1000  # fuzz numbers drawn per queue when a queue is gathered (see _prime)
+# Fuzz numbers drawn per queue when the day's queues are gathered, then each time a pick finds
+# its item without them, for it and the items after it (see _prime): drawn together they cost
+# some 13 us each, one alone some 45; a thousand at opening made a tenth of a large session's.
+_PRIMED_FIRST = 64
+_PRIMED = 256
 _KEPT_DAYS = 1024  # study days computed ahead when a queue is gathered (StudyDays.keep_days)
 _FIRST_REVIEW_ROWS = 2048
 _FIRST_ROWS = 32  # rows each in-memory queue reads at first; it reads more when a walk needs them
@@ -911,12 +915,14 @@ class ReviewSession:
             self._group_cards = counts
         return self._group_cards.get(self._group(row), 0) == 1
 
-    def _prime(self, gathered: Gathered) -> None:
-        # The items the day will show first, their fuzz numbers drawn in one go (as many as
-        # a long day of study shows; what is shown later draws its own when shown).
-        rows = [*gathered.intraday[:_PRIMED], *gathered.reviews[:_PRIMED], *gathered.day_learning[:_PRIMED],
-                *gathered.new[:_PRIMED]]
-        self.scheduler.prime((row.key, row.state) for row in rows)
+    def _prime(self, gathered: Gathered, count: int, first: ItemRow | None = None,
+               scheduler: ReviewScheduler | None = None) -> None:
+        """Draw in one go the fuzz numbers of ``first`` and of the next ``count`` items of each
+        of the day's queues (the items shown next; answered ones have left them)."""
+        upcoming = ([row for row, _ in gathered.main[:count]] if gathered.main is not None else
+                    [*gathered.reviews[:count], *gathered.day_learning[:count], *gathered.new[:count]])
+        rows = [*([first] if first is not None else ()), *gathered.intraday[:count], *upcoming]
+        (scheduler or self.scheduler).prime((row.key, row.state) for row in rows)
 
     def _first(self, now: int) -> tuple[tuple[ItemRow, str, bool] | None, tuple[int, int, int]]:
         """The item ``next`` shows at ``now`` and the counts (new, learning, review), from
@@ -933,18 +939,17 @@ class ReviewSession:
                 cached.gathered = gathered
                 if not cached.primed:
                     cached.primed = True
-                    self._prime(gathered)
+                    self._prime(gathered, _PRIMED_FIRST)
                     # The study days their intervals land on (shared by every session of the process).
                     days.keep_days(today, _KEPT_DAYS)
         picked = gathered.first(now, now + self._learn_ahead_ms())
-        if picked[0] is not None and picked[0][1] == LEARNING_QUEUE:
+        if picked[0] is not None and self._keep_gathered:
             row = picked[0][0]
             scheduler = self.scheduler_for(row.deck_id)
             if not scheduler.primed(row.key, row.state):
-                # An item answered today (its review count moved on since the queue was primed):
-                # its fuzz numbers drawn with those of every learning item waiting today, which
-                # come back the same way (a few microseconds each, where one alone costs some 45).
-                scheduler.prime((r.key, r.state) for r in (row, *gathered.intraday[:_PRIMED]))
+                # Past the items primed so far, or a learning item answered today (its review
+                # count moved on, and the learning items waiting come back the same way).
+                self._prime(gathered, _PRIMED, row, scheduler)
         return picked
 
     def _build(self, now: int, only: str | None = None) -> Built:
