@@ -87,6 +87,7 @@ def _checked_deck_ids(context, deck_ids) -> tuple[str, ...]:
 
 
 def _run(context, **start) -> int:
+    from ..tui.app import Start, StudyApp
     from ..tui.config import load_config
     from ..tui.services import Services
 
@@ -99,11 +100,6 @@ def _run(context, **start) -> int:
 
     services = Services(context.location, catalog=context._catalog, language=language)
     services.server_url = server_url(context.server, context.home)
-    if start["screen"] == "study":
-        # Before Textual is imported: the session is ready by the time the review screen mounts.
-        services.open_session_early(start["deck_ids"], cram=start["cram"])
-    from ..tui.app import Start, StudyApp
-
     app = StudyApp(services, config, Start(**start))
     app.resume_gc_when_ready = not gc.isenabled()
     try:

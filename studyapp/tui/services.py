@@ -69,40 +69,6 @@ def _warning_lines(broken) -> list[str]:
     return lines
 
 
-class OpeningSession:
-    """A review session opened on a thread of its own while the rest of the app starts
-    (``Services.open_session_early``), for the review screen to take when it mounts.
-
-    ``result`` is (session, first shown item) and ``error`` the StudyappError it raised, once
-    ``done`` is set."""
-
-    def __init__(self, services: "Services", deck_ids: tuple[str, ...], cram: bool) -> None:
-        self.deck_ids, self.cram = deck_ids, cram
-        self.done = threading.Event()
-        self.result = None
-        self.error: StudyappError | None = None
-        self._services = services
-        self._thread = threading.Thread(target=self._open, name="review-open-early", daemon=True)
-        self._thread.start()
-
-    def _open(self) -> None:
-        services = self._services
-        try:
-            session = services.session(self.deck_ids, cram=self.cram)
-            with services.lock:
-                self.result = session, session.next()
-        except StudyappError as error:
-            self.error = error
-        finally:
-            self.done.set()
-
-    def wait(self) -> None:
-        """Until it has opened or failed (an error other than StudyappError is raised here)."""
-        self._thread.join()
-        if self.result is None and self.error is None:
-            raise RuntimeError("opening the review session failed")
-
-
 class Services:
     def __init__(self, location: Location, *, clock: Clock | None = None,
                  deck_paths: Sequence[Path] | None = None, catalog: Catalog | None = None,
@@ -125,21 +91,6 @@ class Services:
         self._overview: ReviewSession | None = None
         # A store whose last answer was committed without its fsync (Store.sync_later), until synced.
         self._unsynced: Store | None = None
-        self._opening: OpeningSession | None = None
-
-    def open_session_early(self, deck_ids: Sequence[str] = (), *, cram: bool = False) -> OpeningSession:
-        """Start opening the review session that the app will open first, on a thread of its own,
-        so that it is ready when the review screen mounts (it then draws the card in its first
-        frame, rather than "Opening your progress…" and the card a frame or more later)."""
-        self._opening = OpeningSession(self, tuple(deck_ids), cram)
-        return self._opening
-
-    def take_opening(self, deck_ids: Sequence[str], *, cram: bool) -> OpeningSession | None:
-        """The session opened early for these decks, once: later screens open their own."""
-        opening, self._opening = self._opening, None
-        if opening is not None and (opening.deck_ids, opening.cram) == (tuple(deck_ids), cram):
-            return opening
-        return None
 
     # ------------------------------------------------------------ decks
 
@@ -456,9 +407,6 @@ class Services:
 
     def close(self) -> None:
         """Close the database, if it was opened (safe to call twice), once the last answer is on disk."""
-        opening, self._opening = self._opening, None
-        if opening is not None:  # never taken (the app left first): it must not open the store after this
-            opening._thread.join()
         with self.lock:
             try:
                 self.sync_answers()

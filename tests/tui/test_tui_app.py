@@ -211,64 +211,6 @@ async def test_a_database_locked_by_another_copy_gives_a_clear_message(harness, 
         other.close()
 
 
-async def test_a_session_opened_while_the_app_starts_is_shown_without_opening_another(harness, monkeypatch):
-    opened_on_mount = []
-    monkeypatch.setattr(ReviewScreen, "_open", lambda self, opening: opened_on_mount.append(opening))
-    app = harness.app("study", ["ui-sample"])
-    app.services.open_session_early(["ui-sample"]).wait()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
-        await wait_for_text(pilot, "Space: show the answer")
-    assert opened_on_mount == []
-
-
-async def test_a_session_still_opening_when_the_screen_mounts_is_waited_for(harness):
-    app = harness.app("study", ["ui-sample"])
-    # The opening thread waits for the lock this (the app's) thread holds until the placeholder is up.
-    with app.services.lock:
-        opening = app.services.open_session_early(["ui-sample"])
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for_text(pilot, "Opening your progress…")
-            assert not opening.done.is_set()
-            app.services.lock.release()
-            try:
-                await wait_for(pilot, lambda: app.screen.shown is not None, "a card")
-                await wait_for_text(pilot, "Space: show the answer")
-            finally:
-                app.services.lock.acquire()
-    assert app.services.take_opening(["ui-sample"], cram=False) is None  # taken once
-
-
-async def test_a_session_opened_early_for_other_decks_is_not_used(harness):
-    app = harness.app("study", ["ui-sample"])
-    app.services.open_session_early(["ui-sample"], cram=True).wait()
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
-        assert not app.screen.session.cram
-
-
-async def test_a_session_opened_early_on_a_locked_database_gives_the_same_message(harness, monkeypatch):
-    from studyapp.store import schema
-
-    monkeypatch.setattr(schema, "BUSY_TIMEOUT_MS", 200)
-    other = sqlite3.connect(harness.location.database, isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-    try:
-        app = harness.app("study", ["ui-sample"])
-        app.services.open_session_early(["ui-sample"]).wait()
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, ProblemModal), "the problem", turns=2000)
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: not app.is_running, "the app to exit")
-        assert app.return_code == 1
-        assert app.error_message.endswith(
-            f"the progress database {harness.location.database} stayed busy for 0 s (another studyapp is "
-            "writing to it); close the other one and try again")
-    finally:
-        other.rollback()
-        other.close()
-
-
 async def test_a_file_that_is_not_a_studyapp_database_gives_a_clear_message(harness):
     harness.location.database.unlink()
     harness.location.database.write_bytes(b"this is not a database at all" * 10)

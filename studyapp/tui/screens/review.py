@@ -94,38 +94,20 @@ class ReviewScreen(AppScreen):
         self._part("#card-view").display = False
         self._part("#review-empty").display = False
         self._part("#review-saving").display = False
-        opening = self.app.services.take_opening(self.deck_ids, cram=self.cram)
-        if opening is not None and opening.done.is_set() and opening.result is not None:
-            # Opened while the app started: the card is in the first frame.
-            self._opened(*opening.result)
-            return
-        self.run_worker(lambda: self._open(opening), thread=True, name="review-open", exit_on_error=False)
+        self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
 
     # ------------------------------------------------------------ opening (worker thread)
 
-    def _open(self, opening) -> None:
-        if opening is not None:
-            opening.wait()
-            self.app.call_from_thread(self._opened_early, opening)
-            return
+    def _open(self) -> None:
         services = self.app.services
         try:
             session = services.session(self.deck_ids, cram=self.cram)
             with services.lock:
                 shown = session.next()
         except StudyappError as error:
-            self.app.call_from_thread(self._failed, error)
+            self.app.call_from_thread(self.app.fail, error.message, code=2 if error.code == "usage" else 1)
             return
         self.app.call_from_thread(self._opened, session, shown)
-
-    def _opened_early(self, opening) -> None:
-        if opening.error is not None:
-            self._failed(opening.error)
-        else:
-            self._opened(*opening.result)
-
-    def _failed(self, error: StudyappError) -> None:
-        self.app.fail(error.message, code=2 if error.code == "usage" else 1)
 
     def _opened(self, session, shown) -> None:
         self.session = session
