@@ -15,6 +15,8 @@ import sys
 from ..core.problems import StudyappError
 
 DEFAULT_QUIZ_QUESTIONS = 10
+# How long after the first screen shows its content the CSS parsed is still kept for the next start.
+STYLES_RECORDED_S = 1.0
 
 
 def _collector_paused(run):
@@ -100,12 +102,17 @@ def _run(context, **start) -> int:
 
     services = Services(context.location, catalog=context._catalog, language=language)
     services.server_url = server_url(context.server, context.home)
+    from ..tui.stylecache import StyleCache
+
     app = StudyApp(services, config, Start(**start))
     app.resume_gc_when_ready = not gc.isenabled()
+    styles = StyleCache(app.stylesheet, context.home / "cache" / "styles.pickle")
+    app.when_first_screen_ready.append(lambda: _keep_styles(app, styles))
     try:
         app.run()
     finally:
         services.close()
+    styles.save()
     if app.error_message:
         print(f"studyapp: error: {app.error_message}", file=sys.stderr)
     elif services.server_url:
@@ -113,6 +120,20 @@ def _run(context, **start) -> int:
     if app.exit_message:
         print(app.exit_message, file=sys.stderr)
     return app.return_code or 0
+
+
+def _keep_styles(app, styles) -> None:
+    """Saved once the first screen shows its content (a start that is killed then, as the
+    benchmark's are, keeps them too), and again with what was parsed in the next second: the
+    footer's keys come a frame or two later. Screens opened after that would only make the next
+    start read more."""
+    styles.save()
+
+    def stop() -> None:
+        styles.stop_recording()
+        styles.save()
+
+    app.set_timer(STYLES_RECORDED_S, stop)
 
 
 def _sync_on_leaving(services) -> None:

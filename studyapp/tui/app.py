@@ -7,7 +7,7 @@ the app about navigation with messages (or by pushing screens), and the app call
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +63,8 @@ class StudyApp(App[int]):
         # Asked to quit while an answer waited for a busy database: quit once it is saved (F10).
         self.quit_when_saved = False
         self._quit_code = 0
+        # Called once, when the first screen shows what it opened for (see first_screen_ready).
+        self.when_first_screen_ready: list[Callable[[], None]] = []
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self.set_keymap(config.keys)
         if config.theme in self.available_themes:
@@ -92,6 +94,9 @@ class StudyApp(App[int]):
         if self.resume_gc_when_ready:
             self.resume_gc_when_ready = False
             gc.enable()
+        callbacks, self.when_first_screen_ready = self.when_first_screen_ready, []
+        for callback in callbacks:
+            callback()
 
     def _sync_in_background(self) -> None:
         """On start, when a team server is configured; a review never waits for it."""
