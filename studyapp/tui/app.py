@@ -21,6 +21,8 @@ from .services import Services
 # The latest the cycle collector paused for the start-up comes back, for a first screen that
 # never says it is ready (it failed to open, or waits on something slow).
 GC_RESUME_AFTER_S = 2.0
+# How long after the first screen's frame the start-up's leftovers are dealt with (first_screen_ready).
+AFTER_FIRST_SCREEN_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class StudyApp(App[int]):
         self._quit_code = 0
         # Called once, when the first screen shows what it opened for (see first_screen_ready).
         self.when_first_screen_ready: list[Callable[[], None]] = []
+        self._first_screen_was_ready = False
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self.set_keymap(config.keys)
         if config.theme in self.available_themes:
@@ -89,8 +92,16 @@ class StudyApp(App[int]):
 
     def first_screen_ready(self) -> None:
         """The first screen shows what it opened for (a card, a question, the deck table): the
-        cycle collector, off for the start-up, comes back on (its first pass, over what the
-        start-up left, takes a few milliseconds)."""
+        cycle collector, off for the start-up, comes back on, and ``when_first_screen_ready`` is
+        called, a moment later (``_after_first_screen``)."""
+        if not self._first_screen_was_ready:
+            self._first_screen_was_ready = True
+            self.set_timer(AFTER_FIRST_SCREEN_S, self._after_first_screen)
+
+    def _after_first_screen(self) -> None:
+        """Once the first screen's frame is on the terminal: the collector's first pass, over what
+        the start-up left, takes 15 to 20 ms without letting go of the interpreter lock, and run
+        right after the frame it kept Textual's output thread from writing that frame as long."""
         if self.resume_gc_when_ready:
             self.resume_gc_when_ready = False
             gc.enable()
