@@ -89,6 +89,19 @@ def _checked_deck_ids(context, deck_ids) -> tuple[str, ...]:
 
 
 def _run(context, **start) -> int:
+    from ..dataclass_code import DataclassCode
+
+    # Before Textual and the app are imported: most of the start's dataclasses are theirs.
+    code = DataclassCode(context.home / "cache" / "dataclasses.marshal")
+    code.install()
+    try:
+        return _run_app(context, code, start)
+    finally:
+        code.uninstall()
+        code.save()
+
+
+def _run_app(context, code, start: dict) -> int:
     from ..tui.app import Start, StudyApp
     from ..tui.config import load_config
     from ..tui.services import Services
@@ -107,7 +120,7 @@ def _run(context, **start) -> int:
     app = StudyApp(services, config, Start(**start))
     app.resume_gc_when_ready = not gc.isenabled()
     styles = StyleCache(app.stylesheet, context.home / "cache" / "styles.pickle")
-    app.when_first_screen_ready.append(lambda: _keep_styles(app, styles))
+    app.when_first_screen_ready.append(lambda: _keep_caches(app, styles, code))
     try:
         app.run()
     finally:
@@ -122,16 +135,18 @@ def _run(context, **start) -> int:
     return app.return_code or 0
 
 
-def _keep_styles(app, styles) -> None:
-    """Saved once the first screen shows its content (a start that is killed then, as the
-    benchmark's are, keeps them too), and again with what was parsed in the next second: the
-    footer's keys come a frame or two later. Screens opened after that would only make the next
-    start read more."""
+def _keep_caches(app, styles, code) -> None:
+    """The start-up's parsed CSS and compiled dataclass methods, saved once the first screen
+    shows its content (a start that is killed then, as the benchmark's are, keeps them too), and
+    again with what came in the next second: the footer's keys come a frame or two later. CSS
+    parsed after that (other screens) would only make the next start read more."""
     styles.save()
+    code.save()
 
     def stop() -> None:
         styles.stop_recording()
         styles.save()
+        code.save()
 
     app.set_timer(STYLES_RECORDED_S, stop)
 
