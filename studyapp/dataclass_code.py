@@ -39,7 +39,7 @@ class DataclassCode:
         self._key = (FORMAT, sys.version, sys.implementation.cache_tag)
         try:
             with open(file, "rb") as f:
-                key, codes = marshal.load(f)
+                key, codes = marshal.loads(f.read())
             if tuple(key) == self._key and isinstance(codes, dict):
                 self.codes = codes
         except Exception:  # none yet, or unreadable: compiled as usual, then written again
