@@ -264,11 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     # is printed as \x1b..., never obeyed. (Textual owns the terminal in the UI, which escapes in
     # its own rendering, so the streams are handed back before it starts.)
     _show_control_characters_visibly()
+    code = None
     try:
         args = parse(argv)
         command = args.command or "home"
         if command in TUI_COMMANDS:
             sys.stdout, sys.stderr = streams
+            code = _dataclass_code(args)
         context = build_context(args)
         from .commands import run
 
@@ -286,9 +288,26 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILURE
     finally:
         sys.stdout, sys.stderr = streams
+        if code is not None:
+            code.uninstall()
+            code.save()
 
 
 TUI_COMMANDS = {"home", "study", "quiz"}
+
+
+def _dataclass_code(args: argparse.Namespace):
+    """The terminal app's commands create about 100 dataclasses (the decks', Textual's, the
+    app's): their methods are compiled once and kept (studyapp/dataclass_code.py)."""
+    from .core.settings import home_dir
+    from .dataclass_code import DataclassCode
+
+    try:
+        home = home_dir(global_options(args).get("home"))
+    except Exception:  # platformdirs missing, say: build_context says so properly
+        return None
+    code = DataclassCode(home / "cache" / "dataclasses.marshal")
+    return code if code.install() else None
 
 
 def _show_control_characters_visibly() -> None:

@@ -22,6 +22,7 @@ FORMAT = 1
 MAX_ENTRIES = 4000  # about 4 MB: past that the file is started afresh (dataclasses of old versions)
 
 _ORIGINAL = dataclasses._create_fn
+installed: DataclassCode | None = None  # the one in use, for whoever saves it early
 _MISSING = dataclasses.MISSING
 
 
@@ -47,14 +48,18 @@ class DataclassCode:
 
     def install(self) -> bool:
         """Use the cache for every dataclass created from now on; False where it cannot."""
-        if not _supported():
+        global installed
+        if not _supported() or installed is not None:
             return False
         dataclasses._create_fn = self._create_fn
+        installed = self
         return True
 
     def uninstall(self) -> None:
-        if dataclasses._create_fn == self._create_fn:
+        global installed
+        if installed is self:
             dataclasses._create_fn = _ORIGINAL
+            installed = None
 
     def _create_fn(self, name, args, body, *, globals=None, locals=None, return_type=_MISSING):
         # dataclasses._create_fn of Python 3.11, but for where the text is compiled.

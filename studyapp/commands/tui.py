@@ -40,45 +40,18 @@ def _collector_paused(run):
     return paused
 
 
-def _dataclass_code_kept(run):
-    """Run a command with the methods of the dataclasses it creates compiled once and kept
-    (studyapp/dataclass_code.py): installed before the decks, Textual and the app are imported."""
-
-    @functools.wraps(run)
-    def kept(context, args) -> int:
-        from ..dataclass_code import DataclassCode
-
-        code = DataclassCode(context.home / "cache" / "dataclasses.marshal")
-        code.install()
-        _kept.append(code)
-        try:
-            return run(context, args)
-        finally:
-            _kept.remove(code)
-            code.uninstall()
-            code.save()
-
-    return kept
-
-
-_kept: list = []  # the DataclassCode of the command running (_run saves it early)
-
-
 @_collector_paused
-@_dataclass_code_kept
 def run_home(context, args) -> int:
     return _run(context, screen="home")
 
 
 @_collector_paused
-@_dataclass_code_kept
 def run_study(context, args) -> int:
     deck_ids = _checked_deck_ids(context, args.deck_ids)
     return _run(context, screen="study", deck_ids=deck_ids, cram=bool(getattr(args, "cram", False)))
 
 
 @_collector_paused
-@_dataclass_code_kept
 def run_quiz(context, args) -> int:
     if args.exam:
         extras = [name for name, given in (("DECK", args.deck_ids), ("-n", args.n is not None),
@@ -134,7 +107,9 @@ def _run(context, **start) -> int:
     app = StudyApp(services, config, Start(**start))
     app.resume_gc_when_ready = not gc.isenabled()
     styles = StyleCache(app.stylesheet, context.home / "cache" / "styles.pickle")
-    code = _kept[-1] if _kept else None
+    from .. import dataclass_code
+
+    code = dataclass_code.installed  # by cli.main
     app.when_first_screen_ready.append(lambda: _keep_caches(app, styles, code))
     try:
         app.run()
