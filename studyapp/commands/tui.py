@@ -126,10 +126,11 @@ def _run(context, **start) -> int:
 
 
 def _keep_caches(app, styles, code) -> None:
-    """The start-up's parsed CSS and compiled dataclass methods, saved once the first screen
-    shows its content (a start that is killed then, as the benchmark's are, keeps them too), and
-    again with what came in the next second: the footer's keys come a frame or two later. CSS
-    parsed after that (other screens) would only make the next start read more."""
+    """The start-up's parsed CSS and compiled dataclass methods, saved as soon as the first screen
+    shows its content when there is anything new (a start that is killed once its first screen
+    is up, as the benchmark's are, keeps them too; that save holds the frame back while it
+    writes), and again with what came in the next second: the footer's keys come a frame or two
+    later. CSS parsed after that (other screens) would only make the next start read more."""
     styles.save()
     if code is not None:
         code.save()

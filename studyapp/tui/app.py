@@ -21,7 +21,7 @@ from .services import Services
 # The latest the cycle collector paused for the start-up comes back, for a first screen that
 # never says it is ready (it failed to open, or waits on something slow).
 GC_RESUME_AFTER_S = 2.0
-# How long after the first screen's frame the start-up's leftovers are dealt with (first_screen_ready).
+# How long after the first screen's frame the cycle collector comes back (first_screen_ready).
 AFTER_FIRST_SCREEN_S = 0.05
 
 
@@ -91,23 +91,25 @@ class StudyApp(App[int]):
                             exit_on_error=False)
 
     def first_screen_ready(self) -> None:
-        """The first screen shows what it opened for (a card, a question, the deck table): the
-        cycle collector, off for the start-up, comes back on, and ``when_first_screen_ready`` is
-        called, a moment later (``_after_first_screen``)."""
-        if not self._first_screen_was_ready:
-            self._first_screen_was_ready = True
-            self.set_timer(AFTER_FIRST_SCREEN_S, self._after_first_screen)
+        """The first screen shows what it opened for (a card, a question, the deck table):
+        ``when_first_screen_ready`` is called, and the cycle collector, off for the start-up, comes
+        back on a moment later (``_resume_gc``)."""
+        if self._first_screen_was_ready:
+            return
+        self._first_screen_was_ready = True
+        callbacks, self.when_first_screen_ready = self.when_first_screen_ready, []
+        for callback in callbacks:
+            callback()
+        if self.resume_gc_when_ready:
+            self.set_timer(AFTER_FIRST_SCREEN_S, self._resume_gc)
 
-    def _after_first_screen(self) -> None:
+    def _resume_gc(self) -> None:
         """Once the first screen's frame is on the terminal: the collector's first pass, over what
         the start-up left, takes 15 to 20 ms without letting go of the interpreter lock, and run
         right after the frame it kept Textual's output thread from writing that frame as long."""
         if self.resume_gc_when_ready:
             self.resume_gc_when_ready = False
             gc.enable()
-        callbacks, self.when_first_screen_ready = self.when_first_screen_ready, []
-        for callback in callbacks:
-            callback()
 
     def _sync_in_background(self) -> None:
         """On start, when a team server is configured; a review never waits for it."""
