@@ -15,7 +15,8 @@ import sys
 from ..core.problems import StudyappError
 
 DEFAULT_QUIZ_QUESTIONS = 10
-# How long after the first screen shows its content the CSS parsed is still kept for the next start.
+# How long after the first screen shows its content what the start-up parsed of the CSS is still
+# kept for the next start (and the caches saved again: tui/stylecache.py, dataclass_code.py).
 STYLES_RECORDED_S = 1.0
 
 
