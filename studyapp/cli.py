@@ -29,6 +29,34 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
+class _NotThisParser(Exception):
+    """The parser built for one command would print or exit: the full one parses instead."""
+
+
+class _OneCommandParser(_Parser):
+    """Parses without a word of output: help, a version or any usage error is left to the full parser
+    (whose messages list every command)."""
+
+    def error(self, message: str):
+        raise _NotThisParser
+
+    def exit(self, status=0, message=None):
+        raise _NotThisParser
+
+    def _print_message(self, message, file=None):
+        raise _NotThisParser
+
+
+class _Unbuilt:
+    """Stands for the parser of a command that this parse has no use for: what it is given is dropped."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        pass
+
+    def add_subparsers(self, *args, **kwargs) -> "_Unbuilt":
+        return self
+
+
 def _add_global_options(parser: argparse.ArgumentParser, level: int, skip: tuple[str, ...] = ()) -> None:
     def dest(name: str) -> str:
         return f"global{level}_{name}"
@@ -49,16 +77,24 @@ def _add_global_options(parser: argparse.ArgumentParser, level: int, skip: tuple
                             "or [sync] server in config.toml)")
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
-    """The parser, and each command's own parser (for usage errors that name the command)."""
-    parser = _Parser(prog="studyapp", description="Spaced-repetition study of curated question banks.")
+def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser, and each command's own parser (for usage errors that name the command).
+
+    With ``only`` (a command name, or "" for none), the parser knows that command alone (its
+    subcommands included), and never prints: building every command's parser took longer than a
+    command such as ``list`` takes to run. ``parse`` turns to the full parser for anything but a
+    command line that parses cleanly."""
+    parser_class = _Parser if only is None else _OneCommandParser
+    parser = parser_class(prog="studyapp", description="Spaced-repetition study of curated question banks.")
     parser.add_argument("--version", action="version", version=f"studyapp {__version__}")
     _add_global_options(parser, 0)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     commands: dict[str, argparse.ArgumentParser] = {}
 
     def command(name: str, help: str, level: int = 1, within=sub, parent: str = "",
                 skip: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+        if only is not None and (parent or name) != only:
+            return _Unbuilt()  # type: ignore[return-value]
         child = within.add_parser(name, help=help, description=help)
         _add_global_options(child, level, skip)
         commands[f"{parent} {name}".strip()] = child
@@ -98,7 +134,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     new.add_argument("-o", "--output", metavar="FILE", help="where to write it (default decks/ID.yaml)")
 
     imports = command("import", "bring cards or progress in from other formats")
-    import_sub = imports.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
+    import_sub = imports.add_subparsers(dest="format", metavar="FORMAT", parser_class=parser_class, required=True)
     for name, help_text in (("csv", "a new bank from a CSV or TSV file (Anki's text import: front, back, tags)"),
                             ("markdown", "a new bank from Q:/A: and C: [deletion] blocks (hashcards style)"),
                             ("anki-deck", "a new bank from the notes of an Anki package (.apkg)")):
@@ -120,7 +156,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     import_anki.add_argument("--dry-run", action="store_true", help="say what would come in; change nothing")
 
     export = command("export", "export decks")
-    export_sub = export.add_subparsers(dest="format", metavar="FORMAT", parser_class=_Parser, required=True)
+    export_sub = export.add_subparsers(dest="format", metavar="FORMAT", parser_class=parser_class, required=True)
     anki = command("anki", "an Anki package (.apkg)", level=2, within=export_sub, parent="export")
     anki.add_argument("deck_ids", nargs="*", metavar="DECK")
     anki.add_argument("-o", "--output", required=True, metavar="FILE.apkg")
@@ -152,7 +188,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     sync.add_argument("--json", action="store_true")
 
     server = command("server", "set up the team's PostgreSQL server")
-    server_sub = server.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    server_sub = server.add_subparsers(dest="action", metavar="ACTION", parser_class=parser_class, required=True)
     init = command("init", "create the schema, roles and row-level security (run once, as the database owner)",
                    level=2, within=server_sub, parent="server")
     init.add_argument("url", metavar="URL", help="postgresql://OWNER@HOST/DB")
@@ -161,7 +197,26 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     return parser, commands
 
 
+COMMAND_NAMES = ("study", "quiz", "list", "check", "new", "import", "export", "optimize", "stats", "report",
+                 "sync", "server")
+
+
 def parse(argv: list[str] | None) -> argparse.Namespace:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The first word that names a command is the command, unless it is an option's value (then
+    # the one-command parser fails, and the full one parses).
+    only = next((word for word in argv if word in COMMAND_NAMES), "")
+    try:
+        args, extra = build_parser(only)[0].parse_known_args(argv)
+        if not extra:
+            return args
+    except _NotThisParser:
+        pass
+    return _parse_with_every_command(argv)
+
+
+def _parse_with_every_command(argv: list[str]) -> argparse.Namespace:
+    """Parse, print help or the version, or refuse with a usage error, as the full parser does."""
     parser, commands = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
@@ -209,11 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     # is printed as \x1b..., never obeyed. (Textual owns the terminal in the UI, which escapes in
     # its own rendering, so the streams are handed back before it starts.)
     _show_control_characters_visibly()
+    code = None
     try:
         args = parse(argv)
         command = args.command or "home"
         if command in TUI_COMMANDS:
             sys.stdout, sys.stderr = streams
+            code = _dataclass_code(args)
         context = build_context(args)
         from .commands import run
 
@@ -231,9 +288,26 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILURE
     finally:
         sys.stdout, sys.stderr = streams
+        if code is not None:
+            code.uninstall()
+            code.save()
 
 
 TUI_COMMANDS = {"home", "study", "quiz"}
+
+
+def _dataclass_code(args: argparse.Namespace):
+    """The terminal app's commands create about 100 dataclasses (the decks', Textual's, the
+    app's): their methods are compiled once and kept (studyapp/dataclass_code.py)."""
+    from .core.settings import home_dir
+    from .dataclass_code import DataclassCode
+
+    try:
+        home = home_dir(global_options(args).get("home"))
+    except Exception:  # platformdirs missing, say: build_context says so properly
+        return None
+    code = DataclassCode(home / "cache" / "dataclasses.marshal")
+    return code if code.install() else None
 
 
 def _show_control_characters_visibly() -> None:

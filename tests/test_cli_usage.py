@@ -196,3 +196,35 @@ def test_lang_must_be_one_the_app_knows(env, tmp_path):
     assert run_cli(["list", "--lang", "fr"], env, cwd=tmp_path).returncode == 2
     result = run_cli(["list"], dict(env, STUDYAPP_LANG="fr"), cwd=tmp_path)
     assert result.returncode == 2 and "STUDYAPP_LANG='fr': use zh, en or both" in result.stderr
+
+
+# -- the parser built for one command ---------------------------------------------------------------
+
+def test_every_command_is_known_to_the_one_command_parser():
+    from studyapp import cli
+
+    parser, _ = cli.build_parser()
+    assert sorted(cli.COMMAND_NAMES) == sorted(parser._subparsers._group_actions[0].choices)
+
+
+ARGVS = [[], ["--help"], ["--he"], ["--version"], ["study", "--help"], ["import", "csv", "-h"], ["server", "init", "-h"],
+         ["bogus"], ["list", "--bogus"], ["export", "anki", "-o", "x.apkg", "--bogus"], ["export"], ["quiz", "--mode", "no"],
+         ["list", "--lang", "fr"], ["--home"], ["--profile", "list", "study", "d"], ["study", "pytorch-mega-cache"],
+         ["--home", "/x", "study", "--cram", "a", "b", "--profile", "p"], ["quiz", "-n3", "--mode", "typed", "--seed", "4"],
+         ["import", "csv", "f.csv", "--delimiter", "tab"], ["export", "anki", "d", "-o", "x.apkg", "--with-progress"],
+         ["server", "init", "u", "--lead", "a", "--lead", "b"], ["--decks", "a", "list", "--decks", "c"], ["study", "--cr"],
+         ["study", "--", "--cram"], ["--json", "list"], ["report", "--format", "pdf"], ["new", "s.md", "--lang", "zh,en"]]
+
+
+@pytest.mark.parametrize("argv", ARGVS, ids=" ".join)
+def test_parsing_with_one_commands_parser_says_and_returns_what_the_full_parser_does(argv, capsys):
+    from studyapp import cli
+
+    def outcome(parse):
+        try:
+            result = sorted(vars(parse(list(argv))).items())
+        except SystemExit as stop:
+            result = ("exit", stop.code)
+        return result, capsys.readouterr()
+
+    assert outcome(cli.parse) == outcome(cli._parse_with_every_command)

@@ -15,6 +15,9 @@ import sys
 from ..core.problems import StudyappError
 
 DEFAULT_QUIZ_QUESTIONS = 10
+# How long after the first screen shows its content what the start-up parsed of the CSS is still
+# kept for the next start (and the caches saved again: tui/stylecache.py, dataclass_code.py).
+STYLES_RECORDED_S = 1.0
 
 
 def _collector_paused(run):
@@ -100,12 +103,20 @@ def _run(context, **start) -> int:
 
     services = Services(context.location, catalog=context._catalog, language=language)
     services.server_url = server_url(context.server, context.home)
+    from ..tui.stylecache import StyleCache
+
     app = StudyApp(services, config, Start(**start))
     app.resume_gc_when_ready = not gc.isenabled()
+    styles = StyleCache(app.stylesheet, context.home / "cache" / "styles.pickle")
+    from .. import dataclass_code
+
+    code = dataclass_code.installed  # by cli.main
+    app.when_first_screen_ready.append(lambda: _keep_caches(app, styles, code))
     try:
         app.run()
     finally:
         services.close()
+    styles.save()
     if app.error_message:
         print(f"studyapp: error: {app.error_message}", file=sys.stderr)
     elif services.server_url:
@@ -113,6 +124,25 @@ def _run(context, **start) -> int:
     if app.exit_message:
         print(app.exit_message, file=sys.stderr)
     return app.return_code or 0
+
+
+def _keep_caches(app, styles, code) -> None:
+    """The start-up's parsed CSS and compiled dataclass methods, saved as soon as the first screen
+    shows its content when there is anything new (a start that is killed once its first screen
+    is up, as the benchmark's are, keeps them too; that save holds the frame back while it
+    writes), and again with what came in the next second: the footer's keys come a frame or two
+    later. CSS parsed after that (other screens) would only make the next start read more."""
+    styles.save()
+    if code is not None:
+        code.save()
+
+    def stop() -> None:
+        styles.stop_recording()
+        styles.save()
+        if code is not None:
+            code.save()
+
+    app.set_timer(STYLES_RECORDED_S, stop)
 
 
 def _sync_on_leaving(services) -> None:

@@ -31,15 +31,22 @@ def resolve(home: str | None = None, profile: str | None = None, decks: list[str
     from .catalog import user_deck_dirs
 
     environ = os.environ if environ is None else environ
-    home = home or environ.get("STUDYAPP_HOME")
-    if not home:
-        import platformdirs  # only when needed: it costs start-up time
-
-        home = platformdirs.user_data_dir("studyapp", appauthor=False)
+    home = home_dir(home, environ)
     profile = profile or environ.get("STUDYAPP_PROFILE") or DEFAULT_PROFILE
     if not PROFILE_RE.match(profile):
         raise StudyappError(
             f"profile name {profile!r} is not allowed; use letters, digits, '.', '_' and '-' (at most 64)",
             code="usage",
         )
-    return Location(Path(home).expanduser(), profile, tuple(user_deck_dirs(decks, environ, cwd)))
+    return Location(home, profile, tuple(user_deck_dirs(decks, environ, cwd)))
+
+
+def home_dir(home: str | None = None, environ: dict | None = None) -> Path:
+    """Where progress lives: ``--home``, else STUDYAPP_HOME, else the platform's data folder."""
+    environ = os.environ if environ is None else environ
+    home = home or environ.get("STUDYAPP_HOME")
+    if not home:
+        import platformdirs  # only when needed: it costs start-up time
+
+        home = platformdirs.user_data_dir("studyapp", appauthor=False)
+    return Path(home).expanduser()

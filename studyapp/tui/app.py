@@ -7,7 +7,7 @@ the app about navigation with messages (or by pushing screens), and the app call
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +21,8 @@ from .services import Services
 # The latest the cycle collector paused for the start-up comes back, for a first screen that
 # never says it is ready (it failed to open, or waits on something slow).
 GC_RESUME_AFTER_S = 2.0
+# How long after the first screen's frame the cycle collector comes back (first_screen_ready).
+AFTER_FIRST_SCREEN_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ class StudyApp(App[int]):
         # Asked to quit while an answer waited for a busy database: quit once it is saved (F10).
         self.quit_when_saved = False
         self._quit_code = 0
+        # Called once, when the first screen shows what it opened for (see first_screen_ready).
+        self.when_first_screen_ready: list[Callable[[], None]] = []
+        self._first_screen_was_ready = False
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self.set_keymap(config.keys)
         if config.theme in self.available_themes:
@@ -86,9 +91,22 @@ class StudyApp(App[int]):
                             exit_on_error=False)
 
     def first_screen_ready(self) -> None:
-        """The first screen shows what it opened for (a card, a question, the deck table): the
-        cycle collector, off for the start-up, comes back on (its first pass, over what the
-        start-up left, takes a few milliseconds)."""
+        """The first screen shows what it opened for (a card, a question, the deck table):
+        ``when_first_screen_ready`` is called, and the cycle collector, off for the start-up, comes
+        back on a moment later (``_resume_gc``)."""
+        if self._first_screen_was_ready:
+            return
+        self._first_screen_was_ready = True
+        callbacks, self.when_first_screen_ready = self.when_first_screen_ready, []
+        for callback in callbacks:
+            callback()
+        if self.resume_gc_when_ready:
+            self.set_timer(AFTER_FIRST_SCREEN_S, self._resume_gc)
+
+    def _resume_gc(self) -> None:
+        """Once the first screen's frame is on the terminal: the collector's first pass, over what
+        the start-up left, takes 15 to 20 ms without letting go of the interpreter lock, and run
+        right after the frame it kept Textual's output thread from writing that frame as long."""
         if self.resume_gc_when_ready:
             self.resume_gc_when_ready = False
             gc.enable()

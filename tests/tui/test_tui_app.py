@@ -370,3 +370,25 @@ def test_help_rows_wrap_under_their_description_not_under_the_keys():
     # Exactly the width: not wrapped; one cell wider: wrapped.
     assert hanging(Content("x" * 30), 4, 30).plain == "x" * 30
     assert hanging(Content("abc " * 8), 4, 30).plain.split("\n") == ["abc abc abc abc abc abc abc", "    abc"]
+
+
+async def test_footer_keys_are_styled_compact_once_not_again_when_mounted(harness, monkeypatch):
+    from textual.app import App
+    from textual.widgets._footer import FooterKey
+
+    restyled = []
+    original = App.update_styles
+
+    def update_styles(self, node, animate=True):
+        if isinstance(node, FooterKey):
+            restyled.append(node)
+        return original(self, node, animate)
+
+    monkeypatch.setattr(App, "update_styles", update_styles)
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.shown is not None, "a card")
+        await pilot.pause()
+        keys = list(app.screen.query(FooterKey))
+        assert keys and all(key.has_class("-compact") for key in keys)
+    assert restyled == []

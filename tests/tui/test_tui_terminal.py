@@ -65,6 +65,14 @@ def test_study_three_cards_in_a_real_terminal_then_stats_counts_them(tmp_path):
     document = json.loads(stats.stdout)
     assert document["reviews"] == 3
     assert [deck["reviews"] for deck in document["decks"]] == [3]
+    # What the start parsed of the CSS is kept for the next start (tui/stylecache.py).
+    from textual.css.stylesheet import Stylesheet
+
+    from studyapp.tui.stylecache import StyleCache
+
+    kept = StyleCache(Stylesheet(), home / "cache" / "styles.pickle")._entries
+    assert any(where[0].endswith("app.tcss") for _, where, *_ in kept)
+    assert any(where[1] == "FooterKey.DEFAULT_CSS" for _, where, *_ in kept)
 
 
 @pytest.mark.parametrize("width, height", [(80, 24), (120, 35)])

@@ -59,9 +59,13 @@ class AppFooter(Footer):
             shown = {identity for identity, *_ in held}
         self._held = held
         self.styles.grid_size_columns = len(shown)
+        # Born with the class that the compact binding gives it once mounted: added then, it styled
+        # every key a second time (a few milliseconds of each start).
+        compact = " -compact" if self.compact else ""
         for identity, enabled, binding, tooltip, classes in held:
             key = FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            classes=classes, disabled=not enabled, tooltip=tooltip).data_bind(compact=Footer.compact)
+                            classes=classes + compact, disabled=not enabled,
+                            tooltip=tooltip).data_bind(compact=Footer.compact)
             key.display = identity in shown
             yield key
 
