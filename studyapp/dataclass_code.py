@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import marshal
-import os
 import sys
 from pathlib import Path
+
+from .core.cachefile import write_cache
 
 FORMAT = 1
 MAX_ENTRIES = 4000  # about 4 MB: past that the file is started afresh (dataclasses of old versions)
@@ -87,12 +88,5 @@ class DataclassCode:
         if not self.new:
             return
         codes = self.codes if len(self.codes) <= MAX_ENTRIES else {}
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.file.with_name(f"{self.file.name}.{os.getpid()}.tmp")
-            with open(temporary, "wb") as f:
-                marshal.dump((self._key, codes), f)
-            os.replace(temporary, self.file)
+        if write_cache(self.file, lambda f: marshal.dump((self._key, codes), f), (ValueError,)):
             self.new = 0
-        except (OSError, ValueError):
-            pass  # a read-only home, a full disk: the cache is only an optimisation

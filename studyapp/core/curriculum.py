@@ -27,13 +27,13 @@ It is validated like a deck: every problem with its line, in one pass.
 
 from __future__ import annotations
 
-import os
 import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import __version__
 from .catalog import find_curricula
+from .cachefile import write_cache
 from .deckcache import file_stamp
 from .models import Position
 from .presets import DEFAULT_PRESET, Preset, Presets
@@ -341,15 +341,12 @@ def cached_curriculum(folders: list[Path], known_decks: set[str], cache_file: Pa
     except Exception:  # missing, unreadable, from another version: read the files instead
         pass
     curriculum = first_curriculum(folders, known_decks)[0]
-    try:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        temporary = cache_file.with_name(f"{cache_file.name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as f:
-            pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(curriculum, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, cache_file)
-    except OSError:
-        pass  # a read-only home, a full disk: the cache is only an optimisation
+
+    def write(f) -> None:
+        pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(curriculum, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+    write_cache(cache_file, write)
     return curriculum
 
 

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
+from .cachefile import write_cache
 from .models import Card, CardText, Deck, LoadResult, Position
 from .problems import Problem
 
@@ -106,15 +107,12 @@ class DeckCache:
     def save(self) -> None:
         if not self.changed:
             return
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.file.with_name(f"{self.file.name}.{os.getpid()}.tmp")
-            with open(temporary, "wb") as f:
-                pickler = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
-                pickler.dispatch_table = _DISPATCH
-                pickler.dump({"format": CACHE_FORMAT, "version": __version__, "entries": self.entries})
-            os.replace(temporary, self.file)
+
+        def write(f) -> None:
+            pickler = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.dispatch_table = _DISPATCH
+            pickler.dump({"format": CACHE_FORMAT, "version": __version__, "entries": self.entries})
+
+        if write_cache(self.file, write):
             self.changed = False
             self.saved = True
-        except OSError:
-            pass  # read-only home, full disk: the cache is only an optimisation

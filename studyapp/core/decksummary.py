@@ -12,13 +12,13 @@ catalog as before (which writes a fresh summary). Like the cache, it only ever c
 
 from __future__ import annotations
 
-import os
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
+from .cachefile import write_cache
 from .deckcache import file_stamp
 from .models import SYNC_VERSION
 from .problems import Problem
@@ -129,16 +129,12 @@ def save(cache_file: Path, roots: Sequence[Path], cache: DeckCache, catalog: Cat
     key = {"format": SUMMARY_FORMAT, "version": __version__, "sync": SYNC_VERSION, "sources": sources,
            "stamps": stamps}
     target = summary_file(cache_file)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        with open(temporary, "wb") as f:
-            # The key first, on its own: checking it reads no more than it.
-            pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(summarize(catalog), f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, target)
-    except OSError:
-        pass  # read-only home, full disk: the summary is only an optimisation
+    def write(f) -> None:
+        # The key first, on its own: checking it reads no more than it.
+        pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(summarize(catalog), f, protocol=pickle.HIGHEST_PROTOCOL)
+
+    write_cache(target, write)
 
 
 def _fresh(key, roots: Sequence[Path]) -> bool:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import textual
 
+from ..core.cachefile import write_cache
+
 FORMAT = 1
 
 
@@ -82,13 +84,8 @@ class StyleCache:
     def save(self) -> None:
         if not self.changed:
             return
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.file.with_name(f"{self.file.name}.{os.getpid()}.tmp")
-            with open(temporary, "wb") as f:
-                pickle.dump({"format": FORMAT, "textual": self._textual, "variables": self._variables,
-                             "entries": self._entries}, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.file)
+        contents = {"format": FORMAT, "textual": self._textual, "variables": self._variables,
+                    "entries": self._entries}
+        if write_cache(self.file, lambda f: pickle.dump(contents, f, protocol=pickle.HIGHEST_PROTOCOL),
+                       (pickle.PicklingError,)):
             self.changed = False
-        except (OSError, pickle.PicklingError):
-            pass  # a read-only home, a full disk: the cache is only an optimisation
