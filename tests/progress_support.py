@@ -6,9 +6,13 @@ import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from studyapp.core.clock import DAY_MS, MINUTE_MS
+from engine_support import location
+from studyapp.core.clock import DAY_MS, MINUTE_MS, FakeClock
 from studyapp.core.scheduler import NEW, REVIEW, RATINGS, ReviewScheduler, Settings
+from studyapp.export.anki import export_anki
 from studyapp.export.ids import anki_card_id
+from studyapp.export.progress import gather_progress
+from studyapp.store import open_store
 
 ZONE = "Europe/Berlin"
 # Settings both sides share: Anki's fuzz is off in its test mode, so studyapp's is too.
@@ -52,6 +56,19 @@ def study(store, settings: Settings, start_ms: int, days: int, rng: random.Rando
                 now += 20_000
             now += 11 * MINUTE_MS
     return answers
+
+
+def studied_export(folder, deck, start_ms: int, days: int, seed: int):
+    """(store, package, now): a profile in ``folder`` that studied ``deck`` for ``days`` from
+    ``start_ms``, and its Anki export with progress ("p.apkg" beside it) at the end of them."""
+    store = open_store(location(folder), clock=FakeClock(start_ms))
+    store.save_settings(SETTINGS)
+    store.sync([deck])
+    study(store, SETTINGS, start_ms, days, random.Random(seed))
+    now = start_ms + days * DAY_MS
+    package = folder / "p.apkg"
+    export_anki([deck], package, home=None, clock=lambda: now / 1000, schedule=gather_progress(store, SETTINGS))
+    return store, package, now
 
 
 def interval_of(preview) -> int:

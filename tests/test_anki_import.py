@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import random
 import sqlite3
 import tempfile
 import zipfile
@@ -15,7 +14,7 @@ import pytest
 import zstandard
 
 from engine_support import card, deck, location
-from progress_support import SETTINGS, at, study
+from progress_support import SETTINGS, at, studied_export
 
 from studyapp.cli import main
 from studyapp.core.clock import DAY_MS, MINUTE_MS, FakeClock
@@ -32,13 +31,7 @@ START = at(2026, 1, 5)
 def exported(tmp_path: Path, *, days: int = 12):
     """A studied profile and its export with progress (schema 11 in collection.anki2)."""
     d = deck("imp", [card(f"q{i}") for i in range(6)])
-    store = open_store(location(tmp_path), clock=FakeClock(START))
-    store.save_settings(SETTINGS)
-    store.sync([d])
-    study(store, SETTINGS, START, days, random.Random(3))
-    now = START + days * DAY_MS
-    package = tmp_path / "p.apkg"
-    export_anki([d], package, home=None, clock=lambda: now / 1000, schedule=gather_progress(store, SETTINGS))
+    store, package, now = studied_export(tmp_path, d, START, days, seed=3)
     return d, store, package, now
 
 

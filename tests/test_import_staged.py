@@ -3,7 +3,6 @@ the profile it leaves are the ones the Python path (a tuple per review) gives, r
 
 from __future__ import annotations
 
-import random
 import sqlite3
 import zipfile
 from pathlib import Path
@@ -11,15 +10,13 @@ from pathlib import Path
 import pytest
 
 from engine_support import card, deck, location
-from progress_support import SETTINGS, at, study
+from progress_support import SETTINGS, at, studied_export
 
 import studyapp.export.anki_import as anki_import
 from studyapp.core.clock import DAY_MS, FakeClock
 from studyapp.core.problems import StudyappError
-from studyapp.export.anki import export_anki
 from studyapp.export.anki_import import plan_import
 from studyapp.export.apkg import read_package
-from studyapp.export.progress import gather_progress
 from studyapp.store import open_store
 
 START = at(2026, 1, 5)
@@ -27,13 +24,7 @@ DECK = deck("staged", [card(f"q{i}") for i in range(8)])
 
 
 def exported(folder: Path, days: int = 14):
-    store = open_store(location(folder), clock=FakeClock(START))
-    store.save_settings(SETTINGS)
-    store.sync([DECK])
-    study(store, SETTINGS, START, days, random.Random(11))
-    now = START + days * DAY_MS
-    package = folder / "p.apkg"
-    export_anki([DECK], package, home=None, clock=lambda: now / 1000, schedule=gather_progress(store, SETTINGS))
+    store, package, now = studied_export(folder, DECK, START, days, seed=11)
     store.close()
     return package, now
 
