@@ -73,7 +73,7 @@ def _item_plan(rng: random.Random, index: int, now: int):
 def build_studyapp(folder: Path, items: int, log_rows: int, now: int):
     """A store with ``items`` items in 10 decks and ``log_rows`` review-log rows."""
     from studyapp.core.clock import FakeClock
-    from studyapp.core.queue import rank
+    from studyapp.core.queue import card_rank, rank
     from studyapp.core.scheduler import Settings
     from studyapp.core.settings import Location
     from studyapp.store import open_store
@@ -88,12 +88,11 @@ def build_studyapp(folder: Path, items: int, log_rows: int, now: int):
     rows, studied = [], []
     # As the store's sync writes them (schema 6): each item's rank in the random new orders by card.
     seed = store.profile_seed()
-    rank_of = rank.__wrapped__
     for d, deck in enumerate(decks):
         for i, card in enumerate(deck.cards):
             plan = _item_plan(rng, d * len(deck.cards) + i, now)
             rows.append((f"{deck.id}/{card.id}/main", deck.id, card.id, "main", 1, i * VARIANT_SLOTS,
-                         rank_of(seed, f"{deck.id}/{card.id}"), QUEUE_OF_STATE[plan[0]], *plan, now - 800 * DAY))
+                         card_rank(seed, deck.id, card.id, rank.__wrapped__), QUEUE_OF_STATE[plan[0]], *plan, now - 800 * DAY))
             if plan[0] != "new":
                 studied.append(len(rows))
     conn = store.conn

@@ -77,6 +77,13 @@ def rank(seed: int, text: str) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
+def card_rank(seed: int, deck_id: str, card_id: str, ranked_by: Callable[[int, str], int] = rank) -> int:
+    """A card's place in the random orders that go by card (Anki's random notes): every item of
+    the card shares it. The store keeps it with each item (schema 6); ``ranked_by`` may be
+    ``rank.__wrapped__``, uncached, for a whole collection at once."""
+    return ranked_by(seed, f"{deck_id}/{card_id}")
+
+
 def group_keys(decks: Iterable[Deck]) -> dict[tuple[str, str], str]:
     """(deck id, card id) -> the sibling group: a card's own id, joined with the cards it names
     in ``related:`` (and theirs, transitively), named after the group's first card in the deck."""
@@ -177,7 +184,7 @@ def sort_new(gathered: Sequence[ItemRow], sort: str, seed: int) -> list[ItemRow]
     elif sort == "card-type-random":
         new.sort(key=lambda r: (template_index(r), rank(seed, r.key)))
     elif sort == "random-note-card-type":
-        new.sort(key=lambda r: (rank(seed, f"{r.deck_id}/{r.card_id}"), template_index(r)))
+        new.sort(key=lambda r: (card_rank(seed, r.deck_id, r.card_id), template_index(r)))
     elif sort == "random":
         new.sort(key=lambda r: rank(seed, r.key))
     return new
@@ -453,5 +460,5 @@ class QueueBuilder:
         return built
 
 
-__all__ = ["CustomStudy", "LimitReached", "QueueBuilder", "Built", "Gathered", "BuryMode", "group_keys", "rank",
+__all__ = ["CustomStudy", "LimitReached", "QueueBuilder", "Built", "Gathered", "BuryMode", "group_keys", "rank", "card_rank",
            "intersperse", "sibling_buried_by_answer", "template_index"]

@@ -35,7 +35,7 @@ from .load_balancer import LOAD_BALANCE_DAYS, LoadBalancer
 from .models import Deck, Item, has_links
 from .presets import Preset, Presets
 from .problems import StudyappError
-from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, group_keys, rank
+from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, card_rank, group_keys, rank
 from .retention import SPANS, TrueRetention, by_span, spans_from_days, true_retention
 from .scheduler import AGAIN, RATINGS, REVIEW, ItemState, Preview, ReviewScheduler, Settings
 
@@ -1010,7 +1010,7 @@ class ReviewSession:
             return lambda row: (rank(seed, row.key), row.id)
         if gather in ("deck", ):
             return _bank_order
-        return lambda row: (rank(seed, f"{row.deck_id}/{row.card_id}"), row.position)
+        return lambda row: (card_rank(seed, row.deck_id, row.card_id), row.position)
 
     # -- today's queues in memory (see _Rows)
 

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from ..core.clock import Clock, SystemClock
 from ..core.models import SYNC_VERSION, VARIANT_SLOTS, Deck, sync_fingerprint, sync_rows
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
-from ..core.queue import rank
+from ..core.queue import card_rank, rank
 from ..core.retention import TrueRetention
 from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
@@ -481,19 +481,16 @@ class Store:
         decks = list(decks)
         # A fingerprint of each deck's items (keys, revisions, positions) is kept in meta:
         # a deck that has not changed since it was last synced costs one hash, not a scan.
-        with self.guarded():
-            stored = dict(self.conn.execute(
-                f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(decks))})",
-                [f"sync:{deck.id}" for deck in decks]).fetchall()) if decks else {}
+        stored = self._stored_fingerprints([deck.id for deck in decks])
         # A deck with no fingerprint of this version will be compared with its rows whatever
         # its cards: SQLite reads those rows on a second connection while this thread makes the
         # decks' fingerprints (the two take about as long; the sqlite3 module lets go of the GIL).
-        unmarked = [deck.id for deck in decks if not stored.get(f"sync:{deck.id}", "").startswith(SYNC_PREFIX)]
+        unmarked = [deck.id for deck in decks if not stored.get(deck.id, "").startswith(SYNC_PREFIX)]
         prefetched = self._read_sync_rows_aside(unmarked) if len(unmarked) > 1 else None
         stale: list[tuple[Deck, str]] = []
         for deck in decks:
             fingerprint = sync_fingerprint(deck)
-            if stored.get(f"sync:{deck.id}") != fingerprint:
+            if stored.get(deck.id) != fingerprint:
                 stale.append((deck, fingerprint))
         rows = prefetched() if prefetched is not None else {}
         if stale:
@@ -537,12 +534,17 @@ class Store:
         change nothing: the last sync of every one of them kept the same fingerprint."""
         if not fingerprints:
             return False
+        stored = self._stored_fingerprints(list(fingerprints))
+        return all(stored.get(deck_id) == fingerprint and fingerprint for deck_id, fingerprint in fingerprints.items())
+
+    def _stored_fingerprints(self, deck_ids: Sequence[str]) -> dict[str, str]:
+        """deck id -> the fingerprint its last sync kept in meta, for the decks that have one."""
+        if not deck_ids:
+            return {}
         with self.guarded():
-            stored = dict(self.conn.execute(
-                f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(fingerprints))})",
-                [f"sync:{deck_id}" for deck_id in fingerprints]).fetchall())
-        return all(stored.get(f"sync:{deck_id}") == fingerprint and fingerprint
-                   for deck_id, fingerprint in fingerprints.items())
+            rows = self.conn.execute(f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(deck_ids))})",
+                                     [f"sync:{deck_id}" for deck_id in deck_ids]).fetchall()
+        return {key.removeprefix("sync:"): value for key, value in rows}
 
     def _in_step(self, deck: Deck, read: Mapping[str, str | None] | None = None) -> bool:
         """Whether the stored items of ``deck`` are exactly its items (cards, variants, revisions,
@@ -587,14 +589,14 @@ class Store:
                 found = existing.get(key)
                 if found is None:
                     inserts.append((key, deck_id, card_id, variant, revision, position,
-                                    rank(seed, f"{deck_id}/{card_id}"), now))
+                                    card_rank(seed, deck_id, card_id), now))
                     continue
                 id_, stored_revision, stored_position, present = found
                 if stored_revision != revision:
                     resets.append((id_, revision))
                 if stored_position != position or not present:
                     # A row another device's log brought in (sync.client) has no rank yet.
-                    moves.append((position, rank(seed, f"{deck_id}/{card_id}"), id_))
+                    moves.append((position, card_rank(seed, deck_id, card_id), id_))
             for key, (id_, _, _, present) in existing.items():
                 if key not in wanted and present:
                     gone.append((id_,))
@@ -739,8 +741,7 @@ class Store:
             if order == "note":
                 ranked = self.conn.execute(f"SELECT id, card_id, position FROM items WHERE queue = {QUEUE_NEW} "
                                            f"AND {where}", args).fetchall()
-                prefix = f"{deck_id}/"
-                first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (rank(seed, prefix + r[1]), r[2]))
+                first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (card_rank(seed, deck_id, r[1]), r[2]))
             else:
                 ranked = self.conn.execute(f"SELECT id, key FROM items WHERE queue = {QUEUE_NEW} AND {where}",
                                            args).fetchall()
@@ -883,50 +884,40 @@ class Store:
         Returns (log id, the row before, the preview applied).
         """
         conn = self.conn
-        with self.guarded():
-            # Store._write's transaction (schema.write) spelt out: no generator and context
-            # manager objects on the path every answer takes.
-            self.writes += 1
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                before = preview = None
-                if shown is not None and kind == "review" and shown.id == item_id:
-                    preview = compute(shown)
-                    if preview is not None:
-                        values = _state_values(preview.after)
-                        if preview.after.state == shown.state.state:
-                            # Queue and state stay: left out of SET, SQLite does not weigh the index
-                            # on the queue (a third of the update's time); the stored queue checked.
-                            cursor = conn.execute(_UPDATE_IF_UNCHANGED_SAME_QUEUE,
-                                                  (*values[2:], item_id, values[0], *_row_values(shown)))
-                        else:
-                            cursor = conn.execute(_UPDATE_IF_UNCHANGED, (*values, item_id, *_row_values(shown)))
-                        if cursor.rowcount:
-                            before = shown
-                updated = before is not None
-                if before is None:
-                    before = self._item_by_id(item_id)
-                    if before is None:
-                        raise StudyappError(f"item {item_id} is not in {self.path}")
-                    preview = compute(before) if kind == "review" else None
-                after = preview.after if preview is not None else before.state
+        with self.guarded(), self._write():
+            before = preview = None
+            if shown is not None and kind == "review" and shown.id == item_id:
+                preview = compute(shown)
                 if preview is not None:
-                    # The intervals were computed when the item was shown: replaying needs that moment.
-                    sched_ms = preview.after.last_review_ms or sched_ms
-                scheduler = self.scheduler_id(settings)
-                log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
-                                          scheduler)
-                if kind == "review" and not updated:
-                    conn.execute(_UPDATE_STATE, (*_state_values(after), item_id))
-                if suspend_leech and preview is not None and after.leech and not before.state.leech:
-                    # In the answer's transaction: an answer and its leech suspension are stored together or
-                    # not at all, so an answer that failed (a busy database) can simply be given again.
-                    conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                    values = _state_values(preview.after)
+                    if preview.after.state == shown.state.state:
+                        # Queue and state stay: left out of SET, SQLite does not weigh the index
+                        # on the queue (a third of the update's time); the stored queue checked.
+                        cursor = conn.execute(_UPDATE_IF_UNCHANGED_SAME_QUEUE,
+                                              (*values[2:], item_id, values[0], *_row_values(shown)))
+                    else:
+                        cursor = conn.execute(_UPDATE_IF_UNCHANGED, (*values, item_id, *_row_values(shown)))
+                    if cursor.rowcount:
+                        before = shown
+            updated = before is not None
+            if before is None:
+                before = self._item_by_id(item_id)
+                if before is None:
+                    raise StudyappError(f"item {item_id} is not in {self.path}")
+                preview = compute(before) if kind == "review" else None
+            after = preview.after if preview is not None else before.state
+            if preview is not None:
+                # The intervals were computed when the item was shown: replaying needs that moment.
+                sched_ms = preview.after.last_review_ms or sched_ms
+            scheduler = self.scheduler_id(settings)
+            log_id = self._append_log(item_id, kind, rating, time_ms, sched_ms, duration_ms, before.state, after,
+                                      scheduler)
+            if kind == "review" and not updated:
+                conn.execute(_UPDATE_STATE, (*_state_values(after), item_id))
+            if suspend_leech and preview is not None and after.leech and not before.state.leech:
+                # In the answer's transaction: an answer and its leech suspension are stored together or
+                # not at all, so an answer that failed (a busy database) can simply be given again.
+                conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,

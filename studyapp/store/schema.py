@@ -303,7 +303,7 @@ def keep_seed(conn: sqlite3.Connection, seed: int) -> None:
 
 
 def _add_new_ranks(conn: sqlite3.Connection) -> None:
-    from ..core.queue import rank
+    from ..core.queue import card_rank, rank
 
     for statement in _statements(NEW_RANKS):
         conn.execute(statement)
@@ -314,9 +314,8 @@ def _add_new_ranks(conn: sqlite3.Connection) -> None:
     seed = profile_seed_of(created[0], Path(file).name)
     keep_seed(conn, seed)
     # Uncached: a collection's cards would only churn the ranks' cache.
-    rank_of = rank.__wrapped__
     conn.executemany("UPDATE items SET new_rank = ? WHERE id = ?",
-                     [(rank_of(seed, f"{deck_id}/{card_id}"), id_) for id_, deck_id, card_id in
+                     [(card_rank(seed, deck_id, card_id, rank.__wrapped__), id_) for id_, deck_id, card_id in
                       conn.execute("SELECT id, deck_id, card_id FROM items").fetchall()])
 
 
