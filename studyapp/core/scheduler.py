@@ -659,16 +659,11 @@ class ReviewScheduler:
         reps = state.reps + 1
         lapses = state.lapses
         if delay is not None:
-            # The first relearning step: ``_preview`` of that outcome, spelt out (every review shows it).
+            # The first relearning step: ``_preview`` of that outcome, its objects left to be built
+            # when read (every review shows it).
             stability, difficulty = memories[0], memories[1]
             leech = state.leech or lapses + 1 >= self._leech_lapses
-            until_rollover = (next_day_ms - now_ms) // 1000
-            step_days = None
-            if delay >= until_rollover:
-                step_days = (delay - until_rollover) // 86_400 + 1
-                due = days.start_ms(days.day_of(now_ms) + step_days)
-            else:
-                due = now_ms + (delay if seed is None else learning_fuzz_secs(seed, delay)) * 1000
+            due, step_days = self._step_due(delay, now_ms, (next_day_ms - now_ms) // 1000, seed)
             out[AGAIN] = ((AGAIN, due, None, delay, step_days),
                           (RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech))
         else:
@@ -721,17 +716,19 @@ class ReviewScheduler:
             return _preview(rating, after, due, days)
         secs = outcome.secs
         assert secs is not None
-        step_days = None
+        due, step_days = self._step_due(secs, now_ms, until_rollover, seed)
+        after = _item_state(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
+                            before.reps + 1, lapses, leech)
+        return _preview(rating, after, due, None, secs, step_days)
+
+    def _step_due(self, secs: int, now_ms: int, until_rollover: int, seed: int | None) -> tuple[int, int | None]:
+        """(due time, whole days or None) of a (re)learning step of ``secs`` taken at ``now_ms``."""
         if secs >= until_rollover:
             # A step that reaches the next rollover is day-based in Anki: due at the start of
             # the study day it lands on, not at an exact time (interval_kind.rs maybe_as_days).
             step_days = (secs - until_rollover) // 86_400 + 1
-            due = self.days.start_ms(self.days.day_of(now_ms) + step_days)
-        else:
-            due = now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000
-        after = _item_state(outcome.state, outcome.step, outcome.stability, outcome.difficulty, due, now_ms, -secs,
-                            before.reps + 1, lapses, leech)
-        return _preview(rating, after, due, None, secs, step_days)
+            return self.days.start_ms(self.days.day_of(now_ms) + step_days), step_days
+        return now_ms + (secs if seed is None else learning_fuzz_secs(seed, secs)) * 1000, None
 
 
 def _from_spec(spec: Any) -> Preview:

@@ -204,8 +204,6 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
-
-
 @contextmanager
 def _collector_paused():
     """No cyclic garbage collection while a session reads its items: each full collection
