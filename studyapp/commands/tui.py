@@ -8,10 +8,10 @@ and the database opens in workers once the first frame is up.
 
 from __future__ import annotations
 
-import functools
 import gc
 import sys
 
+from ..core.gcpause import collector_paused
 from ..core.problems import StudyappError
 
 DEFAULT_QUIZ_QUESTIONS = 10
@@ -20,39 +20,23 @@ DEFAULT_QUIZ_QUESTIONS = 10
 STYLES_RECORDED_S = 1.0
 
 
-def _collector_paused(run):
-    """Run a command with the cycle collector off until the app's first screen is up (the app
-    turns it back on then: StudyApp.first_screen_ready), and on again when the command ends.
-
-    Start-up allocates Textual's and the app's classes, modules and widgets, which live as long
-    as the app: the collector walked them over and over as they appeared (over a hundred
-    collections, about 20 ms of the start), and found almost nothing to free."""
-
-    @functools.wraps(run)
-    def paused(context, args) -> int:
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return run(context, args)
-        finally:
-            if collecting:
-                gc.enable()
-
-    return paused
-
-
-@_collector_paused
+# The terminal app's commands run with the cycle collector off until the app's first screen is
+# up (the app turns it back on then: StudyApp.first_screen_ready). Start-up allocates Textual's
+# and the app's classes, modules and widgets, which live as long as the app: the collector walked
+# them over and over as they appeared (over a hundred collections, about 20 ms of the start), and
+# found almost nothing to free.
+@collector_paused()
 def run_home(context, args) -> int:
     return _run(context, screen="home")
 
 
-@_collector_paused
+@collector_paused()
 def run_study(context, args) -> int:
     deck_ids = _checked_deck_ids(context, args.deck_ids)
     return _run(context, screen="study", deck_ids=deck_ids, cram=bool(getattr(args, "cram", False)))
 
 
-@_collector_paused
+@collector_paused()
 def run_quiz(context, args) -> int:
     if args.exam:
         extras = [name for name, given in (("DECK", args.deck_ids), ("-n", args.n is not None),

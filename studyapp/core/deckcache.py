@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copyreg
 import dataclasses
-import gc
 import os
 import pickle
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from .. import __version__
 from .cachefile import write_cache
+from .gcpause import collector_paused
 from .models import Card, CardText, Deck, LoadResult, Position
 from .problems import Problem
 
@@ -75,18 +75,13 @@ class DeckCache:
         self.saved = False  # written by this process (core.decksummary then writes its summary again)
         # The cache is a few hundred thousand small objects and no cycles: without the cycle
         # collector running again and again as they appear, it reads three times faster.
-        collecting = gc.isenabled()
-        gc.disable()
         try:
-            with open(file, "rb") as f:
+            with collector_paused(), open(file, "rb") as f:
                 data = pickle.load(f)
             if data.get("format") == CACHE_FORMAT and data.get("version") == __version__:
                 self.entries = data["entries"]
         except Exception:  # a cache that cannot be read is simply rebuilt
             self.entries = {}
-        finally:
-            if collecting:
-                gc.enable()
 
     def get(self, path: Path) -> LoadResult | None:
         entry = self.entries.get(str(path))

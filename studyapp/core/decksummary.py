@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Sequence
 from .. import __version__
 from .cachefile import write_cache
 from .deckcache import file_stamp
+from .gcpause import collector_paused
 from .models import SYNC_VERSION
 from .problems import Problem
 
@@ -162,18 +163,12 @@ def load_key(cache_file: Path, roots: Sequence[Path]) -> dict | None:
 
 def load(cache_file: Path, roots: Sequence[Path]) -> CatalogSummary | None:
     """The summary kept for the decks under ``roots``, or None when there is none or a file changed."""
-    import gc
-
-    collecting = gc.isenabled()
-    gc.disable()  # a hundred thousand small strings and tuples, no cycles
     try:
-        with open(summary_file(cache_file), "rb") as f:
+        # A hundred thousand small strings and tuples, no cycles.
+        with collector_paused(), open(summary_file(cache_file), "rb") as f:
             if not _fresh(pickle.load(f), roots):
                 return None
             summary = pickle.load(f)
         return summary if isinstance(summary, CatalogSummary) else None
     except Exception:  # missing, unreadable or from another version: the catalog is loaded instead
         return None
-    finally:
-        if collecting:
-            gc.enable()

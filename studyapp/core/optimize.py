@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 import fsrs_rs_python
 
+from .gcpause import collector_paused
 from .problems import StudyappError
 from .presets import DEFAULT_PRESET, Presets
 from .scheduler import DEFAULT_PARAMETERS, LEARNING, NEW, RELEARNING, REVIEW, Settings
@@ -394,20 +395,13 @@ def optimize_preset(store: OptimizerStore, preset: str = DEFAULT_PRESET, *, now_
     if not decks:
         raise StudyappError(f"no deck uses preset {preset!r}, so it has no reviews to fit; assign decks to it "
                             "(Settings > Presets) or name another preset")
-    import gc
-
     # The conversion makes a list per training item (a million references at 100,000 reviews)
     # and no cycle: the collector would only walk them, again and again.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         rollover = next_day_at_s(settings, now_ms)
         columns = store.optimizer_columns(rollover, None if set(decks) == set(stored) else decks)
         data = training_set_from_columns(columns, rollover)
         del columns
-    finally:
-        if collecting:
-            gc.enable()
     steps = relearning_steps_within_a_day(settings.relearning_steps)
     result = fit(data, settings.parameters, relearning_steps=steps, what=f"preset {preset!r}")
     if save and result.adopted:

@@ -22,15 +22,14 @@ The session reads "now" from an injected clock; every change goes to the store a
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, insort
-from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .choices import ShownChoices, shown_choices
 from .clock import Clock, MINUTE_MS
+from .gcpause import collector_paused
 from .load_balancer import LOAD_BALANCE_DAYS, LoadBalancer
 from .models import Deck, Item, has_links
 from .presets import Preset, Presets
@@ -204,20 +203,6 @@ class _Rows:
             insort(self.rows, row, key=self.key)
 
 
-@contextmanager
-def _collector_paused():
-    """No cyclic garbage collection while a session reads its items: each full collection
-    walks every object alive (at 100,000 cards, a million of them), and reading a day's
-    queues allocates enough to set several off. Reference counting still frees everything."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _counts_of(built: Built) -> Counts:
     return Counts(new=built.counts_new, learning=built.counts_learning, review=built.counts_review)
 
@@ -323,7 +308,7 @@ class ReviewSession:
         if groups is None:
             # First: the sync reads rows on a second connection while it makes the decks'
             # fingerprints, the pass over every card that ``has_links`` then finds done.
-            with _collector_paused():
+            with collector_paused():
                 store.sync(all_decks)
             # Decks where ``related:`` joins cards into groups; elsewhere a group is one card, named
             # as ``ItemRow.sibling_key``, so only the linked decks need a table.
@@ -931,7 +916,7 @@ class ReviewSession:
         cached = self._today(start)
         gathered = cached.gathered
         if gathered is None:
-            with _collector_paused():
+            with collector_paused():
                 gathered = self._gather(cached, start, days.end_ms(today))
             if self.custom is None and self._keep_gathered:  # review ahead reads past today: built afresh
                 cached.gathered = gathered

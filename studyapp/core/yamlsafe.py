@@ -10,11 +10,11 @@ anchors/aliases (the "billion laughs" bomb) and any tag beyond the core schema
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import yaml
 
+from .gcpause import collector_paused
 from .models import Position
 from .problems import ERROR, WARNING, DeckLoadError, Problem
 from .terminal_text import UNSAFE_RE, control_characters
@@ -104,9 +104,7 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
                             path=path, line=1, column=1, code="empty-file")
     # The collector is most of the cost of building a large node tree and finds no cycles here.
     _refuse_too_many_nodes(text, path)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         try:
             loader = _Loader(text)
             try:
@@ -124,9 +122,6 @@ def parse(text: str, path: Path | str, problems: list[Problem]):
         if root is None:
             raise DeckLoadError("the file holds no YAML document", path=path, line=1, column=1, code="empty-file")
         return _Builder(path, problems).build(root)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _refuse_too_many_nodes(text: str, path, limit: int | None = None) -> None:

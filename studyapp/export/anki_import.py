@@ -23,7 +23,7 @@ from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
-from .bulk import collector_paused
+from ..core.gcpause import collector_paused
 from ..core.clock import DAY_MS
 from ..core.fuzz import f32
 from ..core.models import Deck
@@ -355,7 +355,7 @@ def known_revlog_ids(items: Mapping[int, str], log: Iterable[tuple]) -> tuple[di
     return known, last
 
 
-@collector_paused
+@collector_paused()
 def plan_import(collection: AnkiCollection, decks: Sequence[Deck], items: Mapping[int, str], log: Iterable[tuple],
                 settings: Settings, now_ms: int, presets=None) -> ImportPlan:
     """What importing ``collection`` into a profile with ``items`` (id -> key) and ``log`` would do.

@@ -26,7 +26,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from .bulk import collector_paused
+from ..core.gcpause import collector_paused
 from ..core.problems import StudyappError
 
 LEGACY_1, LEGACY_2, LATEST = 1, 2, 3
@@ -113,7 +113,7 @@ def _unreadable(path: Path, why: str, advice: str = "export it again from Anki (
                          path=path)
 
 
-@collector_paused
+@collector_paused()
 def read_package(path: Path) -> AnkiCollection:
     """The collection inside the .apkg or .colpkg at ``path``."""
     path = Path(path)

@@ -30,7 +30,7 @@ from math import isfinite
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-from .bulk import collector_paused
+from ..core.gcpause import collector_paused
 from ..core.models import BACKWARD, FORWARD, MAIN
 from ..core.scheduler import LEARNING, NEW, RELEARNING, REVIEW, ReviewScheduler, Settings, StudyDays
 from .anki import ExportPlan, anki_deck_id
@@ -238,7 +238,7 @@ def _preset_data(settings: Settings) -> str:
 _PRESET_DATA: dict[tuple, str] = {}
 
 
-@collector_paused
+@collector_paused()
 def write_progress(connection: sqlite3.Connection, plan: ExportPlan, progress: Progress, *, now: float,
                    staging: _RevlogStaging | None = None) -> None:
     """Give the package's cards their schedules, add the review log and the preset (one connection, no commit).
@@ -544,7 +544,7 @@ def _preset(template: dict, preset_id: int, name: str, settings: Settings, now: 
     return preset
 
 
-@collector_paused
+@collector_paused()
 def gather_progress(store, settings: Settings) -> Progress:
     """The items and review log of a ``store.Store`` as the export needs them."""
     database = store.conn.execute("PRAGMA database_list").fetchone()[2] if hasattr(store, "item_states") else ""

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from ..core.clock import Clock, SystemClock
+from ..core.gcpause import collector_paused
 from ..core.models import SYNC_VERSION, VARIANT_SLOTS, Deck, sync_fingerprint, sync_rows
 from ..core.presets import DEFAULT_PRESET, Preset, Presets
 from ..core.queue import card_rank, rank
@@ -980,16 +981,9 @@ class Store:
         if dry_run or self.readonly:
             with self.guarded():
                 return planner(self._item_keys(), self._log())
-        import gc
-
         # A plan holds a tuple per review; the collector would walk them all, finding no cycle.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             return self._import_anki(planner, settings)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _import_anki(self, planner, settings: Settings):
         with self.guarded():

@@ -294,11 +294,14 @@ def test_launch_module_does_not_import_textual_until_the_app_runs():
 def test_the_study_command_turns_the_cycle_collector_back_on_however_it_ends():
     import gc
 
-    from studyapp.commands.tui import _collector_paused
+    from studyapp.commands import tui
+    from studyapp.core.gcpause import collector_paused
 
+    # The terminal app's commands are paused as this one is.
+    assert all(hasattr(run, "__wrapped__") for run in (tui.run_study, tui.run_quiz, tui.run_home))
     seen = []
 
-    @_collector_paused
+    @collector_paused()
     def failing(context, args):
         seen.append(gc.isenabled())
         raise RuntimeError("the app went wrong")
