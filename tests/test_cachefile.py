@@ -34,3 +34,16 @@ def test_a_failed_write_leaves_the_old_cache_and_no_temporary(tmp_path):
 def test_a_home_it_cannot_write_is_no_error(tmp_path):
     (tmp_path / "home").write_text("a file where the cache folder should be")
     assert not write_cache(tmp_path / "home" / "cache" / "thing.pickle", lambda f: f.write(b"x"))
+
+
+def test_a_keyed_cache_gives_its_value_only_for_a_fresh_key(tmp_path):
+    from studyapp.core.cachefile import MISSING, read_key, read_keyed, write_keyed
+
+    target = tmp_path / "kept.pickle"
+    assert read_keyed(target, lambda key: True) is MISSING and read_key(target) is MISSING
+    assert write_keyed(target, {"stamp": 1}, None)  # None is a value like any other
+    assert read_key(target) == {"stamp": 1}
+    assert read_keyed(target, lambda key: key == {"stamp": 1}) is None
+    assert read_keyed(target, lambda key: key == {"stamp": 2}) is MISSING
+    target.write_bytes(b"not a pickle")
+    assert read_keyed(target, lambda key: True) is MISSING and read_key(target) is MISSING

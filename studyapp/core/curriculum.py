@@ -27,13 +27,12 @@ It is validated like a deck: every problem with its line, in one pass.
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import __version__
 from .catalog import find_curricula
-from .cachefile import write_cache
+from .cachefile import read_keyed, write_keyed
 from .deckcache import file_stamp
 from .models import Position
 from .presets import DEFAULT_PRESET, Preset, Presets
@@ -332,21 +331,11 @@ def cached_curriculum(folders: list[Path], known_decks: set[str], cache_file: Pa
     paths = find_curricula(folders)
     key = {"format": CURRICULUM_CACHE_FORMAT, "version": __version__,
            "files": [(str(path), file_stamp(path)) for path in paths], "known": sorted(known_decks)}
-    try:
-        with open(cache_file, "rb") as f:
-            if pickle.load(f) == key:
-                stored = pickle.load(f)
-                if stored is None or isinstance(stored, Curriculum):
-                    return stored
-    except Exception:  # missing, unreadable, from another version: read the files instead
-        pass
-    curriculum = first_curriculum(folders, known_decks)[0]
-
-    def write(f) -> None:
-        pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
-        pickle.dump(curriculum, f, protocol=pickle.HIGHEST_PROTOCOL)
-
-    write_cache(cache_file, write)
+    stored = read_keyed(cache_file, lambda kept: kept == key)
+    if stored is None or isinstance(stored, Curriculum):
+        return stored
+    curriculum = first_curriculum(folders, known_decks)[0]  # none kept, or not for these files
+    write_keyed(cache_file, key, curriculum)
     return curriculum
 
 

@@ -12,13 +12,12 @@ catalog as before (which writes a fresh summary). Like the cache, it only ever c
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from .. import __version__
-from .cachefile import write_cache
+from .cachefile import MISSING, read_key, read_keyed, write_keyed
 from .deckcache import file_stamp
 from .gcpause import collector_paused
 from .models import SYNC_VERSION
@@ -129,13 +128,7 @@ def save(cache_file: Path, roots: Sequence[Path], cache: DeckCache, catalog: Cat
     # (models.SYNC_VERSION) must not leave summaries that never match again.
     key = {"format": SUMMARY_FORMAT, "version": __version__, "sync": SYNC_VERSION, "sources": sources,
            "stamps": stamps}
-    target = summary_file(cache_file)
-    def write(f) -> None:
-        # The key first, on its own: checking it reads no more than it.
-        pickle.dump(key, f, protocol=pickle.HIGHEST_PROTOCOL)
-        pickle.dump(summarize(catalog), f, protocol=pickle.HIGHEST_PROTOCOL)
-
-    write_cache(target, write)
+    write_keyed(summary_file(cache_file), key, summarize(catalog))
 
 
 def _fresh(key, roots: Sequence[Path]) -> bool:
@@ -153,22 +146,14 @@ def _fresh(key, roots: Sequence[Path]) -> bool:
 
 def load_key(cache_file: Path, roots: Sequence[Path]) -> dict | None:
     """The stored summary's key if it is fresh for ``roots`` (the summary itself is not read)."""
-    try:
-        with open(summary_file(cache_file), "rb") as f:
-            key = pickle.load(f)
-    except Exception:
-        return None
-    return key if _fresh(key, roots) else None
+    key = read_key(summary_file(cache_file))
+    return key if key is not MISSING and _fresh(key, roots) else None
 
 
 def load(cache_file: Path, roots: Sequence[Path]) -> CatalogSummary | None:
     """The summary kept for the decks under ``roots``, or None when there is none or a file changed."""
-    try:
-        # A hundred thousand small strings and tuples, no cycles.
-        with collector_paused(), open(summary_file(cache_file), "rb") as f:
-            if not _fresh(pickle.load(f), roots):
-                return None
-            summary = pickle.load(f)
-        return summary if isinstance(summary, CatalogSummary) else None
-    except Exception:  # missing, unreadable or from another version: the catalog is loaded instead
-        return None
+    # A hundred thousand small strings and tuples, no cycles. Missing, unreadable or from another
+    # version: the catalog is loaded instead.
+    with collector_paused():
+        summary = read_keyed(summary_file(cache_file), lambda key: _fresh(key, roots))
+    return summary if isinstance(summary, CatalogSummary) else None
