@@ -20,6 +20,7 @@ from ..core.problems import StudyappError
 from ..core.settings import Location
 
 if TYPE_CHECKING:
+    from ..core.presets import Presets
     from ..core.scheduler import Settings
     from ..core.session import ReviewSession
     from ..store import Store
@@ -67,6 +68,23 @@ def _warning_lines(broken) -> list[str]:
         first = f" (line {errors[0].line}: {errors[0].message})" if errors else ""
         lines.append(visible(f"{path.name} was not loaded{first}; run 'studyapp check {path}'"))
     return lines
+
+
+def _in_step(store: Store, summary) -> bool:
+    """Whether the store is in step with the summarised decks: the last sync kept their very
+    fingerprints, so a session's sync would change nothing (call under ``Services.lock``)."""
+    return store.synced({deck.id: deck.fingerprint for deck in summary.decks})
+
+
+def _scheduling_presets(store: Store, curriculum) -> Presets:
+    """The presets sessions schedule with: a curriculum's team parameters take its decks until the
+    learner fits their own (call under ``Services.lock``)."""
+    presets = store.load_presets()
+    if curriculum is None:
+        return presets
+    from ..core.curriculum import scheduling_presets
+
+    return scheduling_presets(curriculum, presets, store.fitted_parameters())
 
 
 class Services:
@@ -180,15 +198,10 @@ class Services:
         store = self.store()
         curriculum = self._curriculum({deck.id for deck in summary.decks})
         with self.lock:
-            if not store.synced({deck.id: deck.fingerprint for deck in summary.decks}):
+            if not _in_step(store, summary):
                 return None
-            presets = store.load_presets()
-            if curriculum is not None:  # as ``session`` schedules
-                from ..core.curriculum import scheduling_presets
-
-                presets = scheduling_presets(curriculum, presets, store.fitted_parameters())
-            session = ReviewSession(store, summary.decks, clock=self.clock, presets=presets,
-                                    groups=summary.sibling_groups())
+            session = ReviewSession(store, summary.decks, clock=self.clock,
+                                    presets=_scheduling_presets(store, curriculum), groups=summary.sibling_groups())
             counts = {deck.id: session.deck_counts(deck.id) for deck in summary.decks}
         return [replace(row, new=counts[row.deck_id].new, learning=counts[row.deck_id].learning,
                         due=counts[row.deck_id].review) for row in rows]
@@ -226,15 +239,12 @@ class Services:
         (all when none); blocking."""
         from ..core.session import ReviewSession
 
-        from ..core.curriculum import scheduling_presets
-
         decks = self.decks(deck_ids)
         store = self.store()
         curriculum = self.curriculum()
         with self.lock:
-            # A curriculum's team parameters schedule its decks until the learner fits their own.
-            presets = scheduling_presets(curriculum, store.load_presets(), store.fitted_parameters())
-            return ReviewSession(store, decks, clock=self.clock, cram=cram, custom=custom, presets=presets)
+            return ReviewSession(store, decks, clock=self.clock, cram=cram, custom=custom,
+                                 presets=_scheduling_presets(store, curriculum))
 
     def overview(self) -> ReviewSession:
         """A session over every deck, kept for the home, browse and stats screens (never answered)."""
@@ -299,7 +309,7 @@ class Services:
             return [], None
         store = self.store()
         with self.lock:
-            if not store.synced({deck.id: deck.fingerprint for deck in summary.decks}):
+            if not _in_step(store, summary):
                 return None
             reviewed = reviewed_decks(store, [deck.id for deck in summary.decks])
         # As the shown catalog titles them (core.language.localize, then terminal_text.visible_deck).
