@@ -68,7 +68,20 @@ def test_fixture_is_big_enough():
     assert all(ratings[r] > 100 for r in RATINGS)
 
 
-def test_intervals_match_anki():
+@pytest.fixture(params=["compiled", "python"])
+def review_days_copy(request, monkeypatch):
+    """Each parity test runs on both copies of the review days (core/review_days.py)."""
+    from studyapp.core import review_days, scheduler
+
+    if request.param == "python":
+        monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
+    else:
+        assert review_days.review_days_compiled is not None, "the install did not compile core/_review_days.c"
+        monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_compiled)
+    return request.param
+
+
+def test_intervals_match_anki(review_days_copy):
     document = json.loads(FIXTURE.read_text())
     compared, equal, sizes, examples = replay(document)
     share = equal / compared
@@ -174,7 +187,7 @@ def test_families_cover_the_review():
     assert min(dst) < 1772964000 < max(dst) and min(dst) < 1793523600 < max(dst)
 
 
-def test_every_family_matches_anki():
+def test_every_family_matches_anki(review_days_copy):
     results = replay_families(_family_document())
     report = []
     for family, tally in sorted(results.items()):

@@ -60,17 +60,27 @@ class LoadBalancer:
                       now_ms: int = 0) -> int | None:
         """The day Anki's load balancer picks, or None where it leaves the plain fuzz to decide."""
         if int(interval) > MAX_LOAD_BALANCE_INTERVAL or minimum > MAX_LOAD_BALANCE_INTERVAL:
-            return None
-        if self._fill is not None:  # (three times a review's previews: the call spared)
+            return None  # before reading the day's counts, which a long interval does not need
+        return balanced_day(interval, minimum, maximum, fuzz_factor(seed), self.counts_at(now_ms))
+
+    def counts_at(self, now_ms: int) -> list[int]:
+        """The due counts by day from the study day of ``now_ms`` (refilled on a new day)."""
+        if self._fill is not None:
             self._refresh(now_ms)
-        before, after = constrained_fuzz_bounds(interval, minimum, maximum)
-        if before == after:  # one day to weigh: the draw cannot move it
-            return before
-        counts = self.counts
-        weights = [_weight(target, counts[target] if target < LOAD_BALANCE_DAYS else 0)
-                   for target in range(before, after + 1)]
-        # The generator's first number, as the review fuzz draws it from the same seed.
-        return before + _weighted_index(weights, fuzz_factor(seed))
+        return self.counts
+
+
+def balanced_day(interval: float, minimum: int, maximum: int, unit: float, counts: Sequence[int]) -> int | None:
+    """The day of the fuzz range the load balancer draws with ``unit`` (the card's fuzz number, the
+    generator's first f32) over the due ``counts``; None where it leaves the plain fuzz to decide."""
+    if int(interval) > MAX_LOAD_BALANCE_INTERVAL or minimum > MAX_LOAD_BALANCE_INTERVAL:
+        return None
+    before, after = constrained_fuzz_bounds(interval, minimum, maximum)
+    if before == after:  # one day to weigh: the draw cannot move it
+        return before
+    weights = [_weight(target, counts[target] if target < LOAD_BALANCE_DAYS else 0)
+               for target in range(before, after + 1)]
+    return before + _weighted_index(weights, unit)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -34,8 +34,9 @@ import fsrs_rs_python
 from .anki_ids import anki_card_id
 from .anki_random import fuzz_factor, learning_fuzz_secs, prime as prime_fuzz, primed as fuzz_primed
 from .clock import DAY_MS
-from .fuzz import as_u32, f32, minimum_review_fuzz_interval, round_f32, with_review_fuzz
+from .fuzz import as_u32, f32, round_f32, with_review_fuzz
 from .problems import StudyappError
+from .review_days import review_days as _review_days
 from .steps import LearningSteps
 
 # Recorded with every review (the schedulers table): the FSRS implementation and version.
@@ -678,20 +679,12 @@ class ReviewScheduler:
         today = days.day_of(now_ms)
         offset = days._window(today)[3]
         window = days._window
-        balancer = self.load_balancer if seed is not None else None
-        maximum = self._maximum
+        factor = None if seed is None else fuzz_factor(seed)
+        balancer = self.load_balancer
+        counts = None if balancer is None or seed is None else balancer.counts_at(now_ms)
+        ivls = _review_days(hard.interval, good.interval, easy.interval, state.interval, self._maximum, factor, counts)
         leech = state.leech or lapses >= self._leech_lapses
-        previous = max(state.interval, 0)
-        floor = 1
-        for rating, item, at in ((HARD, hard, 2), (GOOD, good, 4), (EASY, easy, 6)):
-            interval = item.interval
-            # At least a day past the button before.
-            minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
-            # _Context.fuzz, without the object.
-            ivl = None if balancer is None else balancer.find_interval(interval, minimum, maximum, seed, key, now_ms)
-            if ivl is None:
-                ivl = with_review_fuzz(None if seed is None else fuzz_factor(seed), interval, minimum, maximum)
-            floor = ivl + 1
+        for rating, ivl, at in ((HARD, ivls[0], 2), (GOOD, ivls[1], 4), (EASY, ivls[2], 6)):
             if offset is not None and window(today + ivl)[3] == offset:
                 due = now_ms + ivl * DAY_MS
             else:

@@ -1,0 +1,214 @@
+/* The days of a review's Hard, Good and Easy buttons (fuzz and load balancer), compiled.
+ *
+ * The same arithmetic as studyapp/core/review_days.py (the reference, and what runs where
+ * this could not be compiled), step for step: Anki's fuzz (rslib/src/scheduler/states/fuzz.rs)
+ * and load balancer (load_balancer.rs) compute in f32, and every f32 rounding the Python code
+ * makes with struct.pack is a cast to float here. Build with -ffp-contract=off: a fused
+ * multiply-add would skip a rounding Anki makes. tests/test_review_days.py holds the two equal.
+ *
+ * A pick spends most of its time here in Python (about 60% of the four previews), where Anki
+ * spends a microsecond in Rust.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MAX_LOAD_BALANCE_INTERVAL 90
+#define LOAD_BALANCE_DAYS 99
+#define EXACT_INT (1LL << 24)
+#define U32_MAX 0xFFFFFFFFLL
+
+static double f32(double value) { return (double)(float)value; }
+
+/* Rust's f32::round then `as u32`: halves away from zero, saturating at 0 and u32::MAX. */
+static int64_t rounded_u32(double value) {
+    double rounded = value >= 0 ? floor(value + 0.5) : -floor(-value + 0.5);
+    if (!(rounded > 0)) return 0;
+    if (rounded >= (double)U32_MAX) return U32_MAX;
+    return (int64_t)rounded;
+}
+
+static double F015, F01, F005, DELTA_7, DELTA_20, LARGEST_BELOW_ONE;
+
+static double fuzz_delta(double interval) {
+    if (interval < 2.5) return 0.0;
+    if (interval > 20.0) return f32(DELTA_20 + f32(F005 * (interval - 20.0)));
+    if (interval > 7.0) return f32(DELTA_7 + f32(F01 * (interval - 7.0)));
+    return f32(1.0 + f32(F015 * (interval - 2.5)));
+}
+
+/* An int as Python's f32(float(n)) rounds it: to a double first, then to a float. */
+static double int_f32(int64_t n) {
+    if (-EXACT_INT <= n && n <= EXACT_INT) return (double)n;
+    return f32((double)n);
+}
+
+static int64_t clamp(int64_t value, int64_t low, int64_t high) {
+    if (value < low) value = low;
+    if (value > high) value = high;
+    return value;
+}
+
+static void constrained_fuzz_bounds(double interval, int64_t minimum, int64_t maximum, int64_t *lower,
+                                    int64_t *upper) {
+    if (minimum > maximum) minimum = maximum;
+    double low = int_f32(minimum), high = int_f32(maximum);
+    /* Python's max(interval, low) then min(.., high): the first argument unless the other is
+       strictly beyond it (so a NaN interval stays NaN). */
+    double clamped = low > interval ? low : interval;
+    if (high < clamped) clamped = high;
+    double delta = fuzz_delta(clamped);
+    *lower = clamp(rounded_u32(f32(clamped - delta)), minimum, maximum);
+    *upper = clamp(rounded_u32(f32(clamped + delta)), minimum, maximum);
+    if (*upper == *lower && 2 < *upper && *upper < maximum) *upper = *lower + 1;
+}
+
+static int64_t with_review_fuzz(int has_factor, double factor, double interval, int64_t minimum, int64_t maximum) {
+    if (!has_factor) return clamp(rounded_u32(interval), minimum, maximum);
+    int64_t lower, upper;
+    constrained_fuzz_bounds(interval, minimum, maximum, &lower, &upper);
+    if (upper < EXACT_INT) {
+        double days = floor(f32((double)lower + f32(factor * (double)(1 + upper - lower))));
+        return days > 0 ? (int64_t)days : 0;
+    }
+    double days = floor(f32(int_f32(lower) + f32(factor * int_f32(1 + upper - lower))));
+    if (!(days > 0)) return 0;
+    return days >= (double)U32_MAX ? U32_MAX : (int64_t)days;
+}
+
+static int64_t minimum_review_fuzz_interval(double interval, int64_t previous, int64_t maximum) {
+    if (rounded_u32(interval) > previous) return previous + 1;
+    int64_t lower, upper;
+    constrained_fuzz_bounds(interval, 1, maximum, &lower, &upper);
+    return previous <= upper ? previous : 0;
+}
+
+static double day_weight(int64_t target, int64_t count) {
+    if (count == 0) return 1.0;
+    double count_weight = f32(pow(f32(1.0 / f32((double)count)), 2.15));
+    double inverse = target ? f32(1.0 / f32((double)target)) : HUGE_VAL;
+    double interval_weight = f32(f32(inverse * inverse) * inverse);
+    return f32(count_weight * interval_weight);
+}
+
+static double next_float_down(double value) {
+    float as_float = (float)value;
+    int32_t bits;
+    memcpy(&bits, &as_float, sizeof bits);
+    bits -= 1;
+    memcpy(&as_float, &bits, sizeof bits);
+    return (double)as_float;
+}
+
+/* rand 0.9's WeightedIndex over f32 weights, sampled with ``unit`` (the generator's f32 in [0, 1)). */
+static int64_t weighted_index(const double *weights, int64_t count, double unit) {
+    double cumulative[LOAD_BALANCE_DAYS + 2];
+    double total = weights[0];
+    for (int64_t i = 1; i < count; i++) {
+        cumulative[i - 1] = total;
+        total = f32(total + weights[i]);
+    }
+    double scale = total;
+    while (f32(scale * LARGEST_BELOW_ONE) >= total) scale = next_float_down(scale);
+    double chosen = f32(unit * scale);
+    int64_t index = 0;  /* bisect_right: how many cumulative weights are at most the draw */
+    while (index < count - 1 && cumulative[index] <= chosen) index++;
+    return index;
+}
+
+/* -1 where the balancer leaves the day to the plain fuzz; -2 with a Python error set. */
+static int64_t balanced_interval(double interval, int64_t minimum, int64_t maximum, double unit, PyObject *counts) {
+    if (interval >= (double)(MAX_LOAD_BALANCE_INTERVAL + 1) || minimum > MAX_LOAD_BALANCE_INTERVAL) return -1;
+    int64_t before, after;
+    constrained_fuzz_bounds(interval, minimum, maximum, &before, &after);
+    if (after <= before) return before;  /* one day to weigh: the draw cannot move it */
+    /* Bounds past the balanced range only happen with a minimum near 90 and are at most 99 + a few
+       days apart; a range wider than the weights kept here cannot come from a clamped interval. */
+    int64_t days = after - before + 1;
+    if (days < 2 || days > LOAD_BALANCE_DAYS + 2) {
+        PyErr_SetString(PyExc_ValueError, "fuzz range wider than the load balancer's window");
+        return -2;
+    }
+    double weights[LOAD_BALANCE_DAYS + 2];
+    for (int64_t i = 0; i < days; i++) {
+        int64_t target = before + i, count = 0;
+        if (target < LOAD_BALANCE_DAYS) {
+            count = PyLong_AsLongLong(PyList_GET_ITEM(counts, target));
+            if (count == -1 && PyErr_Occurred()) return -2;
+        }
+        weights[i] = day_weight(target, count);
+    }
+    return before + weighted_index(weights, days, unit);
+}
+
+static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError,
+                        "review_days(hard, good, easy, previous, maximum, factor, counts) takes 7 arguments");
+        return NULL;
+    }
+    double intervals[3];
+    for (int i = 0; i < 3; i++) {
+        intervals[i] = PyFloat_AsDouble(args[i]);
+        if (intervals[i] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    int64_t previous = PyLong_AsLongLong(args[3]);
+    if (previous == -1 && PyErr_Occurred()) return NULL;
+    int64_t maximum = PyLong_AsLongLong(args[4]);
+    if (maximum == -1 && PyErr_Occurred()) return NULL;
+    int has_factor = args[5] != Py_None;
+    double factor = 0.0;
+    if (has_factor) {
+        factor = PyFloat_AsDouble(args[5]);
+        if (factor == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    PyObject *counts = args[6] == Py_None ? NULL : args[6];
+    if (counts != NULL) {
+        if (!has_factor) {
+            PyErr_SetString(PyExc_ValueError, "the load balancer draws with the fuzz number: give a factor");
+            return NULL;
+        }
+        if (!PyList_Check(counts) || PyList_GET_SIZE(counts) != LOAD_BALANCE_DAYS) {
+            PyErr_SetString(PyExc_TypeError, "counts: a list of 99 due counts, or None");
+            return NULL;
+        }
+    }
+    if (previous < 0) previous = 0;
+    int64_t floor_days = 1, days[3];
+    for (int i = 0; i < 3; i++) {
+        double interval = intervals[i];
+        int64_t minimum = clamp(minimum_review_fuzz_interval(interval, previous, maximum), floor_days, INT64_MAX);
+        if (minimum > maximum) minimum = maximum;
+        int64_t chosen = -1;
+        if (counts != NULL) {
+            chosen = balanced_interval(interval, minimum, maximum, factor, counts);
+            if (chosen == -2) return NULL;
+        }
+        if (chosen == -1) chosen = with_review_fuzz(has_factor, factor, interval, minimum, maximum);
+        days[i] = chosen;
+        floor_days = chosen + 1;
+    }
+    return Py_BuildValue("(LLL)", (long long)days[0], (long long)days[1], (long long)days[2]);
+}
+
+static PyMethodDef methods[] = {
+    {"review_days", (PyCFunction)(void (*)(void))review_days, METH_FASTCALL,
+     "review_days(hard, good, easy, previous, maximum, factor, counts) -> (hard, good, easy) days"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_review_days", "A review's button days, compiled (see review_days.py).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__review_days(void) {
+    F015 = f32(0.15);
+    F01 = f32(0.1);
+    F005 = f32(0.05);
+    DELTA_7 = f32(1.0 + f32(F015 * (7.0 - 2.5)));
+    DELTA_20 = f32(DELTA_7 + f32(F01 * (20.0 - 7.0)));
+    LARGEST_BELOW_ONE = f32(1.0 - ldexp(1.0, -23));
+    return PyModule_Create(&module_def);
+}
