@@ -1,4 +1,4 @@
-"""Compiles studyapp/core/_review_days.c into the wheel (or beside it, for an editable install).
+"""Compiles studyapp/core/_speedups.c into the wheel (or beside it, for an editable install).
 
 The compiled copy makes a pick's button days fast; it is optional: where no C compiler is
 found the build says so and installs the pure-Python reference (studyapp/core/review_days.py),
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-MODULE = "studyapp.core._review_days"
-SOURCE = "studyapp/core/_review_days.c"
+MODULE = "studyapp.core._speedups"
+SOURCE = "studyapp/core/_speedups.c"
 
 
 class CompiledReviewDays(BuildHookInterface):

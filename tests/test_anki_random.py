@@ -20,6 +20,27 @@ FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "anki_fuzz.json").rea
 CARDS = FIXTURE["cards"]
 
 
+@pytest.fixture(params=["compiled", "python"])
+def block_copy(request, monkeypatch):
+    """Runs a test on each copy of the first-block function: core/_speedups.c, and the Python
+    here (what an install without a compiler runs), with the caches emptied around it."""
+    from studyapp.core import anki_random
+
+    if request.param == "python":
+        monkeypatch.setattr(anki_random, "_compiled_first_block", None)
+    else:
+        assert anki_random._compiled_first_block is not None, "core/_speedups.c was not compiled"
+
+    def empty() -> None:
+        anki_random._FIRST_BLOCKS.clear()
+        fuzz_factor.cache_clear()
+        learning_fuzz_secs.cache_clear()
+
+    empty()
+    yield request.param
+    empty()
+
+
 def test_fixture_comes_from_anki_and_covers_the_ranges():
     assert FIXTURE["anki_version"] == "26.9.3"
     assert len(CARDS) >= 60
@@ -29,7 +50,7 @@ def test_fixture_comes_from_anki_and_covers_the_ranges():
 
 
 @pytest.mark.parametrize("card", CARDS, ids=lambda c: str(c["card_id"]))
-def test_review_fuzz_equals_anki(card):
+def test_review_fuzz_equals_anki(card, block_copy):
     # fuzz_delta seeds with reps - 1, saturating: card id + 0 for a new card.
     factor = fuzz_factor(card["card_id"])
     for maximum, interval, anki_delta in card["review"]:
@@ -37,7 +58,7 @@ def test_review_fuzz_equals_anki(card):
 
 
 @pytest.mark.parametrize("card", CARDS, ids=lambda c: str(c["card_id"]))
-def test_learning_fuzz_equals_anki(card):
+def test_learning_fuzz_equals_anki(card, block_copy):
     for secs, anki_delay in card["learning"]:
         assert learning_fuzz_secs(card["card_id"], secs) == anki_delay
 
@@ -103,7 +124,7 @@ def test_the_short_fuzz_delta_equals_the_fold_in_f32():
     assert [fuzz_delta(v) for v in values] == [_fuzz_delta_step_by_step(v) for v in values]
 
 
-def test_blocks_drawn_for_many_seeds_at_once_are_the_blocks_of_each():
+def test_blocks_drawn_for_many_seeds_at_once_are_the_blocks_of_each(block_copy):
     """anki_random.prime computes the first ChaCha12 block of many seeds in one go (one lane per
     seed): each must be the block the one-seed function gives, at the ends of the u64 range too."""
     import random as _random
@@ -119,3 +140,19 @@ def test_blocks_drawn_for_many_seeds_at_once_are_the_blocks_of_each():
         key, block = anki_random._FIRST_BLOCKS[seed]
         assert key == anki_random.seed_key(seed)
         assert block == anki_random.chacha_block(key, 0)
+
+
+def test_the_compiled_block_is_the_python_block():
+    import random as _random
+
+    from studyapp.core import anki_random
+
+    compiled = anki_random._compiled_first_block
+    assert compiled is not None, "core/_speedups.c was not compiled"
+    rng = _random.Random(11)
+    for seed in [0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 63, 2 ** 64 - 1] + [rng.getrandbits(64) for _ in range(2_000)]:
+        key, block = compiled(seed)
+        assert key == anki_random.seed_key(seed)
+        assert block == anki_random.chacha_block(key, 0), seed
+    # Python's seed & 2**64 - 1, as anki_random masks a card id plus reps.
+    assert compiled(-1) == compiled(2 ** 64 - 1) and compiled(2 ** 64 + 5) == compiled(5)

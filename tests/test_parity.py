@@ -76,7 +76,7 @@ def review_days_copy(request, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
     else:
-        assert review_days.review_days_compiled is not None, "the install did not compile core/_review_days.c"
+        assert review_days.review_days_compiled is not None, "the install did not compile core/_speedups.c"
         monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_compiled)
     return request.param
 

@@ -1,4 +1,4 @@
-"""The compiled review days (core/_review_days.c) against the Python reference (core/review_days.py).
+"""The compiled review days (core/_speedups.c) against the Python reference (core/review_days.py).
 
 Anki's fuzz and load balancer round to f32 at every step; a missed rounding, a fused
 multiply-add or a bound off by one shows here as a day that differs, on inputs drawn near the
@@ -28,7 +28,7 @@ def f32(value: float) -> float:
 def test_the_install_compiled_the_review_days():
     # An install without a C compiler runs the Python copy (same days, slower picks); this
     # project's own installs must have the fast one, or the pick figures mean nothing.
-    assert compiled is not None, "core/_review_days.c was not compiled: install a C compiler and reinstall"
+    assert compiled is not None, "core/_speedups.c was not compiled: install a C compiler and reinstall"
     from studyapp.core import scheduler
 
     assert scheduler._review_days is compiled

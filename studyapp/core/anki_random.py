@@ -91,8 +91,11 @@ def _first_block(seed: int) -> tuple[tuple[int, ...], list[int]]:
     # The review fuzz, the learning fuzz and the load balancer of one answer share a seed.
     found = _FIRST_BLOCKS.get(seed)
     if found is None:
-        key = seed_key(seed)
-        found = key, chacha_block(key, 0)
+        if _compiled_first_block is not None:
+            found = _compiled_first_block(seed)
+        else:
+            key = seed_key(seed)
+            found = key, chacha_block(key, 0)
         _remember(seed, found)
     return found
 
@@ -117,6 +120,10 @@ def prime(seeds: Iterable[int]) -> None:
     each statement of the rounds runs over every seed in C: a few microseconds per seed.
     """
     todo = list(dict.fromkeys(seed & _MASK64 for seed in seeds if (seed & _MASK64) not in _FIRST_BLOCKS))
+    if _compiled_first_block is not None:  # a fraction of a microsecond a seed (core/_speedups.c)
+        for seed in todo:
+            _remember(seed, _compiled_first_block(seed))
+        return
     for start in range(0, len(todo), _LANES):
         _prime_lanes(todo[start:start + _LANES])
 
@@ -172,6 +179,12 @@ def _prime_lanes(seeds: list[int]) -> None:
     words = [_unpack_lanes((x[i] + init[i]) & mask, n) for i in range(16)]
     for lane, seed in enumerate(seeds):
         _remember(seed, (keys[lane], [words[i][lane] for i in range(16)]))
+
+
+try:
+    from ._speedups import first_block as _compiled_first_block
+except ImportError:  # an install that could not compile it: the Python above
+    _compiled_first_block = None
 
 
 class StdRng:

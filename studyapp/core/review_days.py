@@ -4,7 +4,7 @@ Each button is at least a day past the one before (and past the last interval, w
 fuzz range reaches it), fuzzed with the card's fuzz number, and, with the load balancer,
 placed by workload inside the fuzz range (core/fuzz.py, core/load_balancer.py).
 
-``review_days`` is the compiled copy (studyapp/core/_review_days.c) when the install could
+``review_days`` is the compiled copy (studyapp/core/_speedups.c) when the install could
 build it, else ``review_days_python``, the reference here: a pick spends most of its time on
 these three days in Python. tests/test_review_days.py holds the two equal.
 """
@@ -41,7 +41,7 @@ def review_days_python(hard: float, good: float, easy: float, previous: int, max
 
 def _compiled() -> ReviewDays | None:
     try:
-        from ._review_days import review_days as compiled
+        from ._speedups import review_days as compiled
     except ImportError:
         return None
     return compiled

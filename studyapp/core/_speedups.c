@@ -1,13 +1,18 @@
-/* The days of a review's Hard, Good and Easy buttons (fuzz and load balancer), compiled.
+/* Compiled copies of the pure-Python code a pick spends most of its time in. Each gives what
+ * its Python reference gives, bit for bit; the Python runs where this could not be compiled.
  *
+ * review_days: the days of a review's Hard, Good and Easy buttons (fuzz and load balancer).
  * The same arithmetic as studyapp/core/review_days.py (the reference, and what runs where
  * this could not be compiled), step for step: Anki's fuzz (rslib/src/scheduler/states/fuzz.rs)
  * and load balancer (load_balancer.rs) compute in f32, and every f32 rounding the Python code
  * makes with struct.pack is a cast to float here. Build with -ffp-contract=off: a fused
  * multiply-add would skip a rounding Anki makes. tests/test_review_days.py holds the two equal.
  *
- * A pick spends most of its time here in Python (about 60% of the four previews), where Anki
- * spends a microsecond in Rust.
+ * In Python these days were about 60% of the four previews, where Anki spends a microsecond.
+ *
+ * first_block: the key and first ChaCha12 block of rand's StdRng::seed_from_u64, Anki's fuzz
+ * numbers (studyapp/core/anki_random.py; tests/test_anki_random.py holds it to numbers the real
+ * Anki drew). Python takes about 45 us a block one at a time, a few in batches of thousands.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -193,17 +198,70 @@ static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t
     return Py_BuildValue("(LLL)", (long long)days[0], (long long)days[1], (long long)days[2]);
 }
 
+/* ---------------------------------------------------------------- rand's StdRng (ChaCha12) */
+
+static uint32_t rotl32(uint32_t value, int shift) { return (value << shift) | (value >> (32 - shift)); }
+
+#define QUARTER(a, b, c, d)                      \
+    x[a] += x[b]; x[d] = rotl32(x[d] ^ x[a], 16); \
+    x[c] += x[d]; x[b] = rotl32(x[b] ^ x[c], 12); \
+    x[a] += x[b]; x[d] = rotl32(x[d] ^ x[a], 8);  \
+    x[c] += x[d]; x[b] = rotl32(x[b] ^ x[c], 7);
+
+static PyObject *first_block(PyObject *module, PyObject *arg) {
+    uint64_t state = PyLong_AsUnsignedLongLongMask(arg);
+    if (state == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    uint32_t key[8], x[16], start[16];
+    /* rand_core's seed_from_u64: eight PCG32 outputs. */
+    for (int i = 0; i < 8; i++) {
+        state = state * 6364136223846793005ULL + 11634580027462260723ULL;
+        uint32_t xorshifted = (uint32_t)(((state >> 18) ^ state) >> 27);
+        int rot = (int)(state >> 59);
+        key[i] = (xorshifted >> rot) | (xorshifted << ((32 - rot) & 31));
+    }
+    static const uint32_t sigma[4] = {0x61707865, 0x3320646E, 0x79622D32, 0x6B206574};
+    for (int i = 0; i < 4; i++) start[i] = sigma[i];
+    for (int i = 0; i < 8; i++) start[4 + i] = key[i];
+    for (int i = 12; i < 16; i++) start[i] = 0;  /* counter 0, stream 0 */
+    memcpy(x, start, sizeof x);
+    for (int round = 0; round < 6; round++) {
+        QUARTER(0, 4, 8, 12) QUARTER(1, 5, 9, 13) QUARTER(2, 6, 10, 14) QUARTER(3, 7, 11, 15)
+        QUARTER(0, 5, 10, 15) QUARTER(1, 6, 11, 12) QUARTER(2, 7, 8, 13) QUARTER(3, 4, 9, 14)
+    }
+    PyObject *key_words = PyTuple_New(8), *block = PyList_New(16);
+    if (key_words == NULL || block == NULL) goto fail;
+    for (int i = 0; i < 8; i++) {
+        PyObject *word = PyLong_FromUnsignedLong(key[i]);
+        if (word == NULL) goto fail;
+        PyTuple_SET_ITEM(key_words, i, word);
+    }
+    for (int i = 0; i < 16; i++) {
+        PyObject *word = PyLong_FromUnsignedLong((uint32_t)(x[i] + start[i]));
+        if (word == NULL) goto fail;
+        PyList_SET_ITEM(block, i, word);
+    }
+    PyObject *pair = PyTuple_Pack(2, key_words, block);
+    Py_DECREF(key_words);
+    Py_DECREF(block);
+    return pair;
+fail:
+    Py_XDECREF(key_words);
+    Py_XDECREF(block);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"review_days", (PyCFunction)(void (*)(void))review_days, METH_FASTCALL,
      "review_days(hard, good, easy, previous, maximum, factor, counts) -> (hard, good, easy) days"},
+    {"first_block", first_block, METH_O, "first_block(seed) -> (key words, first ChaCha12 block) of StdRng"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "_review_days", "A review's button days, compiled (see review_days.py).", -1, methods,
+    PyModuleDef_HEAD_INIT, "_speedups", "Compiled copies of hot pure-Python code (see each function).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__review_days(void) {
+PyMODINIT_FUNC PyInit__speedups(void) {
     F015 = f32(0.15);
     F01 = f32(0.1);
     F005 = f32(0.05);
