@@ -111,6 +111,12 @@ def primed(seed: int) -> bool:
     return (seed & _MASK64) in _FIRST_BLOCKS
 
 
+def drawn_on_demand() -> bool:
+    """Whether a block costs under a microsecond when first asked for (the compiled copy), so
+    that drawing many ahead (``prime``) gains nothing."""
+    return _compiled_first_block is not None
+
+
 def prime(seeds: Iterable[int]) -> None:
     """Compute the first ChaCha12 block of many seeds at once (what a pick of each then needs).
 

@@ -32,7 +32,8 @@ from typing import Any, Iterable, Mapping
 import fsrs_rs_python
 
 from .anki_ids import anki_card_id
-from .anki_random import fuzz_factor, learning_fuzz_secs, prime as prime_fuzz, primed as fuzz_primed
+from .anki_random import drawn_on_demand as blocks_drawn_on_demand, fuzz_factor, learning_fuzz_secs
+from .anki_random import prime as prime_fuzz, primed as fuzz_primed
 from .clock import DAY_MS
 from .fuzz import as_u32, f32, round_f32, with_review_fuzz
 from .problems import StudyappError
@@ -584,12 +585,12 @@ class ReviewScheduler:
     def prime(self, items: Iterable[tuple[str, ItemState]]) -> None:
         """Draw Anki's fuzz numbers for many items at once (core.anki_random.prime): the
         previews of each then find them ready. A queue's items, when it is built."""
-        if self.settings.fuzz:
+        if self.settings.fuzz and not blocks_drawn_on_demand():
             prime_fuzz((anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF for key, state in items)
 
     def primed(self, key: str, state: ItemState) -> bool:
         """Whether the previews of ``state`` find their fuzz numbers drawn (always, with fuzz off)."""
-        return not self.settings.fuzz or fuzz_primed(anki_card_id(key) + state.reps)
+        return not self.settings.fuzz or blocks_drawn_on_demand() or fuzz_primed(anki_card_id(key) + state.reps)
 
     def apply(self, state: ItemState, key: str, rating: int, now_ms: int) -> Preview:
         if rating not in RATINGS:
