@@ -262,12 +262,28 @@ def _deck_view(deck: Deck) -> tuple[str, str, bool]:
     found = _DECK_VIEWS.get(id(deck))
     if found is not None and found[0] is deck:
         return found[1]
+    prefix = f"{deck.id}/"
+    if _compiled_rows is not None:
+        data, linked = _compiled_rows(deck.cards, prefix, MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
+        text = data.decode()
+    else:
+        text, linked = _deck_rows_python(deck.cards, prefix)
+        data = text.encode()
+    view = (text, f"{SYNC_VERSION}:{hashlib.blake2b(data, digest_size=16).hexdigest()}", linked)
+    if len(_DECK_VIEWS) >= 256:
+        _DECK_VIEWS.pop(next(iter(_DECK_VIEWS)))
+    _DECK_VIEWS[id(deck)] = (deck, view)  # the deck held: its id is not reused meanwhile
+    return view
+
+
+def _deck_rows_python(cards: tuple[Card, ...], prefix: str) -> tuple[str, bool]:
+    """(every item's sync row, "key\x1frevision\x1fposition", joined by \x1e; whether a card has
+    links): the reference for the compiled deck_rows (core/_speedups.c)."""
     rows: list[str] = []
     add = rows.append
-    prefix = f"{deck.id}/"
     position = 0
     linked = False
-    for card in deck.cards:
+    for card in cards:
         if card.type in MULTI_VARIANT_TYPES:
             for index, variant in enumerate(card.variants()):
                 add(f"{prefix}{card.id}/{variant}\x1f{card.revision}\x1f{position + index}")
@@ -276,13 +292,13 @@ def _deck_view(deck: Deck) -> tuple[str, str, bool]:
         if card.related:
             linked = True
         position += VARIANT_SLOTS
-    text = "\x1e".join(rows)
-    view = (text, f"{SYNC_VERSION}:{hashlib.blake2b(text.encode(), digest_size=16).hexdigest()}", linked)
-    if len(_DECK_VIEWS) >= 256:
-        _DECK_VIEWS.pop(next(iter(_DECK_VIEWS)))
-    _DECK_VIEWS[id(deck)] = (deck, view)  # the deck held: its id is not reused meanwhile
-    return view
+    return "\x1e".join(rows), linked
 
+
+try:
+    from ._speedups import deck_rows as _compiled_rows
+except ImportError:  # an install that could not compile it
+    _compiled_rows = None
 
 _DECK_VIEWS: dict[int, tuple[Deck, tuple[str, str, bool]]] = {}
 # Part of every fingerprint the store keeps: a new version makes every deck sync again.

@@ -1,0 +1,83 @@
+"""A deck's sync rows from the compiled pass (core/_speedups.c deck_rows) against the Python
+reference (models._deck_rows_python): every card type, links, ids beyond ASCII, revisions of
+every size; and the fingerprint the store keeps is the same whichever made it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from studyapp.core import models
+from studyapp.core.models import MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS, Card, Deck
+
+compiled = models._compiled_rows
+
+
+def card(index: int, kind: str, *, revision: int = 1, related: tuple[str, ...] = (), card_id: str | None = None) -> Card:
+    fields = {"basic": {"front": "Q", "back": "A"}, "reverse": {"front": "Q", "back": "A"},
+              "cloze": {"text": "{{c1::a}} and {{c3::b}} and {{c2::c}}"},
+              "truefalse": {"statement": "S", "answer": True}, "choice": {"front": "Q", "choices": ("x", "y"),
+                                                                           "answer": "x"}}[kind]
+    return Card(id=card_id or f"c{index}", type=kind, source=("s",), revision=revision, related=related, **fields)
+
+
+def test_the_install_compiled_the_deck_rows():
+    assert compiled is not None, "core/_speedups.c was not compiled: install a C compiler and reinstall"
+
+
+def rows_both_ways(cards: tuple[Card, ...], prefix: str = "deck/") -> tuple[tuple[str, bool], tuple[str, bool]]:
+    data, linked = compiled(cards, prefix, MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
+    return (data.decode(), linked), models._deck_rows_python(cards, prefix)
+
+
+def test_every_type_gives_the_reference_rows():
+    cards = tuple(card(i, kind, revision=i % 4 + 1) for i, kind in
+                  enumerate(["basic", "reverse", "cloze", "truefalse", "choice"] * 3))
+    ours, reference = rows_both_ways(cards)
+    assert ours == reference
+    rows = ours[0].split("\x1e")
+    assert rows[1] == "deck/c1/forward\x1f2\x1f1000" and rows[2] == "deck/c1/backward\x1f2\x1f1001"
+    assert [row.split("\x1f")[0] for row in rows[3:6]] == ["deck/c2/c1", "deck/c2/c2", "deck/c2/c3"]
+    assert ours[1] is False
+
+
+@pytest.mark.parametrize("cards", [(), (card(0, "basic"),), (card(0, "basic", related=("c9",)),)])
+def test_empty_single_and_linked_decks(cards):
+    ours, reference = rows_both_ways(cards)
+    assert ours == reference
+    assert ours[1] is bool(cards and cards[0].related)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["basic", "reverse", "cloze", "truefalse"]),
+                          st.integers(-2 ** 70, 2 ** 70), st.booleans(),
+                          st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=8)),
+                max_size=40),
+       st.text(st.characters(blacklist_categories=("Cs",)), max_size=6))
+def test_any_ids_and_revisions_give_the_reference_rows(spec, prefix):
+    cards = tuple(card(i, kind, revision=revision, related=("x",) if linked else (), card_id=card_id)
+                  for i, (kind, revision, linked, card_id) in enumerate(spec))
+    ours, reference = rows_both_ways(cards, prefix)
+    assert ours == reference
+
+
+def test_the_fingerprint_is_the_same_from_either(monkeypatch):
+    cards = tuple(card(i, kind) for i, kind in enumerate(["basic", "reverse", "cloze"] * 50))
+    deck = Deck(id="d", title="D", path=Path("/d.yaml"), seed_path=Path("/s.md"), cards=cards)
+    models._DECK_VIEWS.clear()
+    fast = (models.sync_rows(deck), models.sync_fingerprint(deck), models.has_links(deck))
+    models._DECK_VIEWS.clear()
+    monkeypatch.setattr(models, "_compiled_rows", None)
+    slow = (models.sync_rows(deck), models.sync_fingerprint(deck), models.has_links(deck))
+    models._DECK_VIEWS.clear()
+    assert fast == slow
+    assert models._deck_view(deck)[1].startswith(f"{models.SYNC_VERSION}:")
+
+
+def test_a_card_without_the_fields_is_an_error_not_a_crash():
+    with pytest.raises(AttributeError):
+        compiled((object(),), "d/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
+    with pytest.raises(TypeError):
+        compiled(5, "d/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
