@@ -49,6 +49,7 @@ def _compile(root: Path, in_place: bool) -> Path:
     distribution.src_root = str(root)
     command = build_ext(distribution)
     command.inplace = in_place
+    command.force = True  # this file system keeps whole seconds: a stale copy can look up to date
     out = Path(tempfile.mkdtemp(prefix="studyapp-build-"))
     command.build_lib = str(out / "lib")
     command.build_temp = str(out / "temp")

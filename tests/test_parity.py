@@ -70,14 +70,15 @@ def test_fixture_is_big_enough():
 
 @pytest.fixture(params=["compiled", "python"])
 def review_days_copy(request, monkeypatch):
-    """Each parity test runs on both copies of the review days (core/review_days.py)."""
+    """Each parity test runs on both copies of a review's numbers: compiled (core/_speedups.c) and Python."""
     from studyapp.core import review_days, scheduler
 
     if request.param == "python":
         monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
+        monkeypatch.setattr(scheduler, "_review_numbers", scheduler._review_numbers_python)
     else:
         assert review_days.review_days_compiled is not None, "the install did not compile core/_speedups.c"
-        monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_compiled)
+        assert scheduler._review_numbers is scheduler._review_numbers_compiled is not None
     return request.param
 
 

@@ -143,3 +143,27 @@ def test_draws_that_land_on_a_day_boundary_pick_the_same_day():
                         (interval, boundary, unit)
                     checked += 1
     assert checked > 100
+
+
+def test_review_numbers_equal_the_reference_on_fsrs_rs_states():
+    """review_numbers reads fsrs-rs's four next states and rounds their memory as Anki stores it
+    (f32, 4 and 3 places): over real next_states of many memories, retentions and elapsed days."""
+    import random
+
+    import fsrs_rs_python
+
+    from studyapp.core import scheduler
+
+    assert scheduler._review_numbers_compiled is not None, "core/_speedups.c was not compiled"
+    fsrs = fsrs_rs_python.FSRS(list(Settings().parameters))
+    rng = random.Random(3)
+    workload = [rng.randrange(0, 40) for _ in range(LOAD_BALANCE_DAYS)]
+    for n in range(3_000):
+        memory = None if n % 10 == 0 else fsrs_rs_python.MemoryState(rng.uniform(0.01, 3000), rng.uniform(1, 10))
+        states = fsrs.next_states(memory, rng.choice([0.7, 0.9, 0.97]), rng.randrange(0, 400))
+        previous, maximum = rng.randrange(0, 400), rng.choice([100, 36_500])
+        factor = rng.choice([None, f32(rng.random())])
+        due = workload if factor is not None and n % 2 else None
+        ours = scheduler._review_numbers_compiled(states, previous, maximum, factor, due)
+        assert ours == scheduler._review_numbers_python(states, previous, maximum, factor, due), n
+        assert len(ours) == 11 and all(isinstance(day, int) for day in ours[8:])

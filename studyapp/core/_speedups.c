@@ -201,6 +201,78 @@ static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t
     return Py_BuildValue("(LLL)", (long long)days[0], (long long)days[1], (long long)days[2]);
 }
 
+/* The memory state as Anki stores it (storage/card/data.rs): f32 stability to 4 places,
+ * difficulty to 3; scheduler._memories in Python. */
+static double stored_memory(double value, double scale) {
+    double scaled = f32(value * scale);
+    double rounded = scaled >= 0 ? floor(scaled + 0.5) : -floor(-scaled + 0.5);
+    return f32(rounded / scale);
+}
+
+static PyObject *NAME_AGAIN, *NAME_HARD, *NAME_GOOD, *NAME_EASY, *NAME_MEMORY, *NAME_STABILITY, *NAME_DIFFICULTY,
+    *NAME_INTERVAL;
+
+/* One button's (stability, difficulty) as stored, and its FSRS interval. */
+static int read_button(PyObject *states, PyObject *name, double *stability, double *difficulty, double *interval) {
+    PyObject *button = PyObject_GetAttr(states, name);
+    if (button == NULL) return -1;
+    PyObject *memory = PyObject_GetAttr(button, NAME_MEMORY);
+    PyObject *ivl = PyObject_GetAttr(button, NAME_INTERVAL);
+    Py_DECREF(button);
+    if (memory == NULL || ivl == NULL) {
+        Py_XDECREF(memory);
+        Py_XDECREF(ivl);
+        return -1;
+    }
+    *interval = PyFloat_AsDouble(ivl);
+    Py_DECREF(ivl);
+    PyObject *s = PyObject_GetAttr(memory, NAME_STABILITY), *d = PyObject_GetAttr(memory, NAME_DIFFICULTY);
+    Py_DECREF(memory);
+    if (s == NULL || d == NULL) {
+        Py_XDECREF(s);
+        Py_XDECREF(d);
+        return -1;
+    }
+    double raw_s = PyFloat_AsDouble(s), raw_d = PyFloat_AsDouble(d);
+    Py_DECREF(s);
+    Py_DECREF(d);
+    if (PyErr_Occurred()) return -1;
+    *stability = stored_memory(raw_s, 10000.0);
+    *difficulty = stored_memory(raw_d, 1000.0);
+    return 0;
+}
+
+/* review_numbers(states, previous, maximum, factor, counts): fsrs-rs's four next states read
+ * once, as _review_previews needs them: the stored (stability, difficulty) of Again, Hard, Good
+ * and Easy, then review_days of the last three's intervals. */
+static PyObject *review_numbers(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "review_numbers(states, previous, maximum, factor, counts) takes 5 arguments");
+        return NULL;
+    }
+    PyObject *names[4] = {NAME_AGAIN, NAME_HARD, NAME_GOOD, NAME_EASY};
+    double memories[8], intervals[4];
+    for (int i = 0; i < 4; i++)
+        if (read_button(args[0], names[i], &memories[2 * i], &memories[2 * i + 1], &intervals[i]) < 0) return NULL;
+    PyObject *day_args[7];
+    PyObject *floats[3] = {PyFloat_FromDouble(intervals[1]), PyFloat_FromDouble(intervals[2]),
+                           PyFloat_FromDouble(intervals[3])};
+    if (!floats[0] || !floats[1] || !floats[2]) {
+        for (int i = 0; i < 3; i++) Py_XDECREF(floats[i]);
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++) day_args[i] = floats[i];
+    for (int i = 0; i < 4; i++) day_args[3 + i] = args[1 + i];
+    PyObject *days = review_days(module, day_args, 7);
+    for (int i = 0; i < 3; i++) Py_DECREF(floats[i]);
+    if (days == NULL) return NULL;
+    PyObject *out = Py_BuildValue("(ddddddddOOO)", memories[0], memories[1], memories[2], memories[3], memories[4],
+                                  memories[5], memories[6], memories[7], PyTuple_GET_ITEM(days, 0),
+                                  PyTuple_GET_ITEM(days, 1), PyTuple_GET_ITEM(days, 2));
+    Py_DECREF(days);
+    return out;
+}
+
 /* ---------------------------------------------------------------- rand's StdRng (ChaCha12) */
 
 static uint32_t rotl32(uint32_t value, int shift) { return (value << shift) | (value >> (32 - shift)); }
@@ -407,6 +479,8 @@ fail:
 static PyMethodDef methods[] = {
     {"review_days", (PyCFunction)(void (*)(void))review_days, METH_FASTCALL,
      "review_days(hard, good, easy, previous, maximum, factor, counts) -> (hard, good, easy) days"},
+    {"review_numbers", (PyCFunction)(void (*)(void))review_numbers, METH_FASTCALL,
+     "review_numbers(states, previous, maximum, factor, counts) -> 8 stored memory numbers, then 3 days"},
     {"deck_rows", (PyCFunction)(void (*)(void))deck_rows, METH_FASTCALL,
      "deck_rows(cards, prefix, main, multi_variant_types, slots) -> (UTF-8 rows, whether a card has links)"},
     {"first_block", first_block, METH_O, "first_block(seed) -> (key words, first ChaCha12 block) of StdRng"},
@@ -424,6 +498,17 @@ PyMODINIT_FUNC PyInit__speedups(void) {
     DELTA_7 = f32(1.0 + f32(F015 * (7.0 - 2.5)));
     DELTA_20 = f32(DELTA_7 + f32(F01 * (20.0 - 7.0)));
     LARGEST_BELOW_ONE = f32(1.0 - ldexp(1.0, -23));
+    NAME_AGAIN = PyUnicode_InternFromString("again");
+    NAME_HARD = PyUnicode_InternFromString("hard");
+    NAME_GOOD = PyUnicode_InternFromString("good");
+    NAME_EASY = PyUnicode_InternFromString("easy");
+    NAME_MEMORY = PyUnicode_InternFromString("memory");
+    NAME_STABILITY = PyUnicode_InternFromString("stability");
+    NAME_DIFFICULTY = PyUnicode_InternFromString("difficulty");
+    NAME_INTERVAL = PyUnicode_InternFromString("interval");
+    if (!NAME_AGAIN || !NAME_HARD || !NAME_GOOD || !NAME_EASY || !NAME_MEMORY || !NAME_STABILITY || !NAME_DIFFICULTY ||
+        !NAME_INTERVAL)
+        return NULL;
     NAME_TYPE = PyUnicode_InternFromString("type");
     NAME_ID = PyUnicode_InternFromString("id");
     NAME_REVISION = PyUnicode_InternFromString("revision");

@@ -652,8 +652,11 @@ class ReviewScheduler:
 
         The most frequent preview, so written out in one piece, without the intermediate
         outcomes of the (re)learning states; tests/test_parity.py holds it to Anki."""
-        again, hard, good, easy = states.again, states.hard, states.good, states.easy
-        memories = _memories(again, hard, good, easy)
+        factor = None if seed is None else fuzz_factor(seed)
+        balancer = self.load_balancer
+        counts = None if balancer is None or seed is None else balancer.counts_at(now_ms)
+        # The stored (stability, difficulty) of the four buttons, then the days of the last three.
+        numbers = _review_numbers(states, state.interval, self._maximum, factor, counts)
         # rating -> its Preview, or (the arguments of _preview, then those of _item_state for its ``after``)
         out: dict[int, Any] = {}
         delay = self._relearn_again
@@ -663,34 +666,31 @@ class ReviewScheduler:
         if delay is not None:
             # The first relearning step: ``_preview`` of that outcome, its objects left to be built
             # when read (every review shows it).
-            stability, difficulty = memories[0], memories[1]
+            stability, difficulty = numbers[0], numbers[1]
             leech = state.leech or lapses + 1 >= self._leech_lapses
             due, step_days = self._step_due(delay, now_ms, (next_day_ms - now_ms) // 1000, seed)
             out[AGAIN] = ((AGAIN, due, None, delay, step_days),
                           (RELEARNING, 0, stability, difficulty, due, now_ms, -delay, reps, lapses + 1, leech))
         else:
+            again = states.again
             if self._short_term and again.interval < 0.5:
-                outcome = _Outcome(RELEARNING, 0, *memories[:2], secs=as_u32(f32(again.interval * 86_400.0)))
+                outcome = _Outcome(RELEARNING, 0, *numbers[:2], secs=as_u32(f32(again.interval * 86_400.0)))
             else:
                 # Anki 26.9 does not clamp this one to the maximum interval (review.rs answer_again).
-                outcome = _Outcome(REVIEW, None, *memories[:2], days=max(1, as_u32(round_f32(again.interval))))
+                outcome = _Outcome(REVIEW, None, *numbers[:2], days=max(1, as_u32(round_f32(again.interval))))
             out[AGAIN] = self._preview(state, AGAIN, outcome, now_ms, (next_day_ms - now_ms) // 1000, seed)
 
         # StudyDays.add_days with today's window looked up once.
         today = days.day_of(now_ms)
         offset = days._window(today)[3]
         window = days._window
-        factor = None if seed is None else fuzz_factor(seed)
-        balancer = self.load_balancer
-        counts = None if balancer is None or seed is None else balancer.counts_at(now_ms)
-        ivls = _review_days(hard.interval, good.interval, easy.interval, state.interval, self._maximum, factor, counts)
         leech = state.leech or lapses >= self._leech_lapses
-        for rating, ivl, at in ((HARD, ivls[0], 2), (GOOD, ivls[1], 4), (EASY, ivls[2], 6)):
+        for rating, ivl, at in ((HARD, numbers[8], 2), (GOOD, numbers[9], 4), (EASY, numbers[10], 6)):
             if offset is not None and window(today + ivl)[3] == offset:
                 due = now_ms + ivl * DAY_MS
             else:
                 due = days.add_days(now_ms, ivl)
-            out[rating] = ((rating, due, ivl, None, None), (REVIEW, None, memories[at], memories[at + 1], due, now_ms,
+            out[rating] = ((rating, due, ivl, None, None), (REVIEW, None, numbers[at], numbers[at + 1], due, now_ms,
                                                             ivl, reps, lapses, leech))
         if lazy:
             return _Buttons(out)
@@ -815,6 +815,22 @@ def _memories(again: Any, hard: Any, good: Any, easy: Any) -> tuple[float, ...]:
 
 
 _floor = math.floor
+
+
+def _review_numbers_python(states: Any, previous: int, maximum: int, factor: float | None,
+                           counts: list[int] | None) -> tuple:
+    """The reference for the compiled review_numbers (core/_speedups.c): ``_memories`` of the four
+    next states, then ``review_days`` of Hard's, Good's and Easy's intervals."""
+    again, hard, good, easy = states.again, states.hard, states.good, states.easy
+    return (*_memories(again, hard, good, easy),
+            *_review_days(hard.interval, good.interval, easy.interval, previous, maximum, factor, counts))
+
+
+try:
+    from ._speedups import review_numbers as _review_numbers_compiled
+except ImportError:  # an install that could not compile it
+    _review_numbers_compiled = None
+_review_numbers = _review_numbers_compiled or _review_numbers_python
 
 
 def _whole_days(interval: float) -> float:
