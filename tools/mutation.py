@@ -199,6 +199,10 @@ def _prepare(scratch: Path, target: Target, tests_override: list[str] | None) ->
     for name in tracked_files():
         (scratch / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, scratch / name)
+    # The compiled module an editable install built (untracked): the tests hold both copies equal.
+    for built in ROOT.glob("studyapp/core/_speedups.*"):
+        if built.suffix in (".so", ".pyd"):
+            shutil.copy2(built, scratch / built.relative_to(ROOT))
     tests = sorted({path for pattern in (tests_override or target.tests) for path in glob.glob(pattern, root_dir=ROOT)})
     if not tests:
         raise SystemExit(f"tools/mutation.py: no test file matches {target.tests} for {target.name}")
