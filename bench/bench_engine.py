@@ -256,6 +256,49 @@ def time_previews(store, settings, count: int) -> tuple[list[float], list[float]
     return ours, crate
 
 
+def time_compiled(store, settings, decks, count: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """The compiled copies (core/_speedups.c) against their Python references, alternating: a
+    review's four previews, each item's first (every cache emptied before each), and every
+    deck's sync rows. What an install without a C compiler would run instead."""
+    from studyapp.core import anki_ids, anki_random, models, scheduler as scheduler_module
+    from studyapp.core.scheduler import REVIEW, ReviewScheduler
+
+    if scheduler_module._review_numbers_compiled is None:
+        raise SystemExit("bench: core/_speedups.c is not compiled here (pip install -e . with a C compiler)")
+    items = [item for item in store.all_items() if item.state.state == REVIEW][:count]
+    scheduler = ReviewScheduler(settings)
+    now = store.clock.now_ms()
+    compiled_block = anki_random._compiled_first_block
+    sides = {True: (scheduler_module._review_numbers_compiled, compiled_block),
+             False: (scheduler_module._review_numbers_python, None)}
+    times: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for n, item in enumerate(items):
+            for compiled in ((True, False) if n % 2 else (False, True)):
+                scheduler_module._review_numbers, anki_random._compiled_first_block = sides[compiled]
+                anki_random._FIRST_BLOCKS.clear()
+                anki_random.fuzz_factor.cache_clear()
+                anki_random.learning_fuzz_secs.cache_clear()
+                anki_ids.anki_card_id.cache_clear()
+                start = time.perf_counter()
+                scheduler.previews(item.state, item.key, now)
+                times[compiled].append(time.perf_counter() - start)
+    finally:
+        scheduler_module._review_numbers, anki_random._compiled_first_block = sides[True]
+    deck_times: dict[bool, list[float]] = {True: [], False: []}
+    for round_ in range(6):
+        for compiled in ((True, False) if round_ % 2 else (False, True)):
+            start = time.perf_counter()
+            for deck in decks:
+                if compiled:
+                    models._compiled_rows(deck.cards, f"{deck.id}/", models.MAIN, models.MULTI_VARIANT_TYPES,
+                                          models.VARIANT_SLOTS)
+                else:
+                    models._deck_rows_python(deck.cards, f"{deck.id}/")
+            deck_times[compiled].append(time.perf_counter() - start)
+    return times[True], times[False], deck_times[True], deck_times[False]
+
+
 def profile_picks(store, clock, decks, settings, operations: int) -> str:
     """cProfile of picks and answers: where the time of a pick goes (``--profile``)."""
     import cProfile
@@ -326,6 +369,7 @@ def run(quick: bool = False, profile: bool = False, items: int | None = None) ->
         if col is not None:
             col.close()
         previews, crate = time_previews(store, settings, 2000)
+        compiled_previews, python_previews, compiled_rows, python_rows = time_compiled(store, settings, decks, 1000)
         if profile:
             print(profile_picks(store, clock, decks, settings, operations), file=sys.stderr)
         size_mb = sum(p.stat().st_size for p in (folder / "studyapp").rglob("*.sqlite3*")) / 1e6
@@ -340,6 +384,12 @@ def run(quick: bool = False, profile: bool = False, items: int | None = None) ->
                  f"means {_mean(picks)} and {_mean(anki_picks)}" + note),
         row("four button previews, an item seen for the first time", _us(previews), _us(crate), "us",
             note="ReviewScheduler.previews (fuzz on); baseline: the fsrs-rs next_states call inside it"),
+        row("the same previews, compiled copies against the Python ones", _us(compiled_previews), _us(python_previews),
+            "us", note="core/_speedups.c; baseline: the Python references (an install without a C compiler); "
+                       "every cache emptied before each"),
+        row(f"every deck's sync rows ({items:,} cards), compiled against Python", statistics.median(compiled_rows) * 1000,
+            statistics.median(python_rows) * 1000, "ms",
+            note="core/_speedups.c deck_rows; baseline: models._deck_rows_python; 6 rounds alternating"),
         row(f"record an answer ({size})", _us(answers), _us(anki_answers), "us",
             note="state + log row in one transaction, WAL, synchronous=FULL; Anki: answer_card; "
                  f"means {_mean(answers)} and {_mean(anki_answers)}" + note),
