@@ -76,8 +76,10 @@ def review_days_copy(request, monkeypatch):
     if request.param == "python":
         monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
         monkeypatch.setattr(scheduler, "_review_numbers", scheduler._review_numbers_python)
+        monkeypatch.setattr(scheduler, "_fuzzed_day", review_days.fuzzed_day_python)
     else:
         assert review_days.review_days_compiled is not None, "the install did not compile core/_speedups.c"
+        assert scheduler._fuzzed_day is review_days.fuzzed_day_compiled
         assert scheduler._review_numbers is scheduler._review_numbers_compiled is not None
     return request.param
 

@@ -40,7 +40,7 @@ intervals = st.one_of(st.floats(0, 40), st.floats(0, 120), st.floats(0, 40_000),
                       st.integers(0, 400).map(lambda n: n / 2)).map(f32)
 maxima = st.one_of(st.integers(1, 400), st.sampled_from([36_500, 2 ** 24 - 1, 2 ** 24, 2 ** 24 + 1, 2 ** 24 + 3,
                                                          2 ** 31, 2 ** 32 - 1, 2 ** 32 + 7]))
-factors = st.one_of(st.none(), st.floats(0, 1, exclude_max=True).map(f32),
+factors = st.one_of(st.none(), st.floats(0, 1, exclude_max=True).map(f32).filter(lambda f: f < 1),
                     st.sampled_from([0.0, f32(0.5), f32(1 - 2 ** -24)]))
 counts = st.one_of(st.none(), st.lists(st.integers(0, 3), min_size=LOAD_BALANCE_DAYS, max_size=LOAD_BALANCE_DAYS),
                    st.lists(st.integers(0, 5_000), min_size=LOAD_BALANCE_DAYS, max_size=LOAD_BALANCE_DAYS))
@@ -54,6 +54,15 @@ def test_compiled_days_equal_the_reference(hard, good, easy, previous, maximum, 
     hard, good, easy = sorted((hard, good, easy))
     assert compiled(hard, good, easy, previous, maximum, factor, due) == python(hard, good, easy, previous, maximum,
                                                                                factor, due)
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(intervals, st.integers(0, 120), maxima, factors, counts)
+def test_a_compiled_graduating_day_equals_the_reference(interval, minimum, maximum, factor, due):
+    if due is not None and factor is None:
+        factor = f32(0.75)
+    assert review_days.fuzzed_day_compiled(interval, minimum, maximum, factor, due) == \
+        review_days.fuzzed_day_python(interval, minimum, maximum, factor, due)
 
 
 def test_compiled_days_equal_the_reference_on_a_grid():
@@ -95,10 +104,38 @@ def test_the_balancer_moves_days_off_busy_days():
     ((1.0, 2.0, 3.0, 0, 100, None, [0] * LOAD_BALANCE_DAYS), "give a factor"),
     ((1.0, 2.0, 3.0, 0, 100, 0.5, [0] * 5), "a list of 99"),
     ((1.0, 2.0, 3.0, 0, 100, 0.5), "7 arguments"),
+    ((1.0, 2.0, 3.0, 0, 100, 1.0, None), r"in \[0, 1\)"),
+    ((1.0, 2.0, 3.0, 0, 100, float("nan"), None), r"in \[0, 1\)"),
+    ((1.0, 2.0, 3.0, 0, 100, 0.5, [0] * 98 + [1.5]), "99 ints"),
 ])
 def test_the_compiled_copy_refuses_bad_arguments(arguments, message):
     with pytest.raises((TypeError, ValueError), match=message):
         compiled(*arguments)
+    if "argument" not in message and "ints" not in message and "list" not in message:
+        with pytest.raises(ValueError, match=message):
+            python(*arguments)
+
+
+def test_a_list_changed_by_the_code_it_runs_cannot_crash_it():
+    """Cards whose attributes are computed by Python that empties the list being read: the
+    compiled pass works on its own tuple (a borrowed item of the list would be freed)."""
+    from studyapp.core.models import MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS, _compiled_rows
+
+    cards: list = []
+
+    class Emptying:
+        type = "basic"
+        revision = 1
+        related = ()
+
+        @property
+        def id(self):
+            cards.clear()
+            return "x"
+
+    cards.extend(Emptying() for _ in range(50))
+    data, linked = _compiled_rows(cards, "d/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
+    assert data.decode().count("\x1e") == 49 and linked is False
 
 
 def test_previews_are_the_same_with_either_copy(monkeypatch):
@@ -167,3 +204,23 @@ def test_review_numbers_equal_the_reference_on_fsrs_rs_states():
         ours = scheduler._review_numbers_compiled(states, previous, maximum, factor, due)
         assert ours == scheduler._review_numbers_python(states, previous, maximum, factor, due), n
         assert len(ours) == 11 and all(isinstance(day, int) for day in ours[8:])
+
+
+def test_review_numbers_reports_a_bad_state_as_python_would():
+    """A next state whose interval is not a number: a TypeError, as from the Python copy, not a
+    SystemError from an exception left set."""
+    from types import SimpleNamespace
+
+    from studyapp.core import scheduler
+
+    memory = SimpleNamespace(stability=3.0, difficulty=5.0)
+    good = SimpleNamespace(memory=memory, interval=4.0)
+    states = SimpleNamespace(again=good, hard=SimpleNamespace(memory=memory, interval="x"), good=good, easy=good)
+    for copy in (scheduler._review_numbers_compiled, scheduler._review_numbers_python):
+        with pytest.raises(TypeError):
+            copy(states, 3, 100, 0.5, None)
+    broken = SimpleNamespace(again=good, hard=good, good=SimpleNamespace(memory=SimpleNamespace(stability=None,
+                                                                                               difficulty=5.0),
+                                                                          interval=4.0), easy=good)
+    with pytest.raises(TypeError):
+        scheduler._review_numbers_compiled(broken, 3, 100, 0.5, None)

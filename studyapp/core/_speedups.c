@@ -103,7 +103,7 @@ static double day_weight(int64_t target, int64_t count) {
 
 static double next_float_down(double value) {
     float as_float = (float)value;
-    int32_t bits;
+    uint32_t bits;  /* a positive float's bits; unsigned, so that no value can overflow */
     memcpy(&bits, &as_float, sizeof bits);
     bits -= 1;
     memcpy(&as_float, &bits, sizeof bits);
@@ -126,29 +126,102 @@ static int64_t weighted_index(const double *weights, int64_t count, double unit)
     return index;
 }
 
-/* -1 where the balancer leaves the day to the plain fuzz; -2 with a Python error set. */
-static int64_t balanced_interval(double interval, int64_t minimum, int64_t maximum, double unit, PyObject *counts) {
-    if (interval >= (double)(MAX_LOAD_BALANCE_INTERVAL + 1) || minimum > MAX_LOAD_BALANCE_INTERVAL) return -1;
+/* 1 with the balancer's day in *day, 0 where it leaves the day to the plain fuzz, -1 with a
+ * Python error set. ``counts``: a list of 99 exact ints (read_fuzz_arguments checked it). */
+static int balanced_interval(double interval, int64_t minimum, int64_t maximum, double unit, PyObject *counts,
+                             int64_t *day) {
+    if (interval >= (double)(MAX_LOAD_BALANCE_INTERVAL + 1) || minimum > MAX_LOAD_BALANCE_INTERVAL) return 0;
     int64_t before, after;
     constrained_fuzz_bounds(interval, minimum, maximum, &before, &after);
-    if (after <= before) return before;  /* one day to weigh: the draw cannot move it */
-    /* Bounds past the balanced range only happen with a minimum near 90 and are at most 99 + a few
-       days apart; a range wider than the weights kept here cannot come from a clamped interval. */
+    if (after <= before) {  /* one day to weigh: the draw cannot move it */
+        *day = before;
+        return 1;
+    }
+    /* The interval is clamped to at most 91 days here, so its fuzz range is about 14 days; the
+       check keeps the fixed arrays safe whatever the arguments. */
     int64_t days = after - before + 1;
-    if (days < 2 || days > LOAD_BALANCE_DAYS + 2) {
+    if (days < 2 || days > LOAD_BALANCE_DAYS + 2) {  /* (under 2 cannot happen: after > before) */
         PyErr_SetString(PyExc_ValueError, "fuzz range wider than the load balancer's window");
-        return -2;
+        return -1;
     }
     double weights[LOAD_BALANCE_DAYS + 2];
     for (int64_t i = 0; i < days; i++) {
         int64_t target = before + i, count = 0;
-        if (target < LOAD_BALANCE_DAYS) {
+        if (0 <= target && target < LOAD_BALANCE_DAYS) {
             count = PyLong_AsLongLong(PyList_GET_ITEM(counts, target));
-            if (count == -1 && PyErr_Occurred()) return -2;
+            if (count == -1 && PyErr_Occurred()) return -1;
         }
         weights[i] = day_weight(target, count);
     }
-    return before + weighted_index(weights, days, unit);
+    *day = before + weighted_index(weights, days, unit);
+    return 1;
+}
+
+/* One fuzzed day in *day: the load balancer's where it decides (counts given), else the plain
+ * fuzz's; -1 with a Python error set, else 0. */
+static int fuzzed(double interval, int64_t minimum, int64_t maximum, int has_factor, double factor,
+                  PyObject *counts, int64_t *day) {
+    if (counts != NULL) {
+        int decided = balanced_interval(interval, minimum, maximum, factor, counts, day);
+        if (decided != 0) return decided < 0 ? -1 : 0;
+    }
+    *day = with_review_fuzz(has_factor, factor, interval, minimum, maximum);
+    return 0;
+}
+
+/* The factor and counts arguments as review_days and fuzzed_day take them; -1 with an error set. */
+static int read_fuzz_arguments(PyObject *factor_arg, PyObject *counts_arg, int *has_factor, double *factor,
+                               PyObject **counts) {
+    *has_factor = factor_arg != Py_None;
+    *factor = 0.0;
+    if (*has_factor) {
+        *factor = PyFloat_AsDouble(factor_arg);
+        if (*factor == -1.0 && PyErr_Occurred()) return -1;
+        if (!(*factor >= 0.0 && *factor < 1.0)) {  /* Anki's fuzz numbers are in [0, 1); NaN fails too */
+            PyErr_SetString(PyExc_ValueError, "the fuzz factor must be in [0, 1)");
+            return -1;
+        }
+    }
+    *counts = counts_arg == Py_None ? NULL : counts_arg;
+    if (*counts != NULL) {
+        if (!*has_factor) {
+            PyErr_SetString(PyExc_ValueError, "the load balancer draws with the fuzz number: give a factor");
+            return -1;
+        }
+        if (!PyList_Check(*counts) || PyList_GET_SIZE(*counts) != LOAD_BALANCE_DAYS) {
+            PyErr_SetString(PyExc_TypeError, "counts: a list of 99 due counts, or None");
+            return -1;
+        }
+        /* Exact ints only: reading them then runs no Python code that could change the list. */
+        for (Py_ssize_t i = 0; i < LOAD_BALANCE_DAYS; i++)
+            if (!PyLong_CheckExact(PyList_GET_ITEM(*counts, i))) {
+                PyErr_SetString(PyExc_TypeError, "counts: a list of 99 ints");
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* fuzzed_day(interval, minimum, maximum, factor, counts): a (re)learning card's graduating day
+ * (scheduler _Context.fuzz), the days of review_days without their minimum. */
+static PyObject *fuzzed_day(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "fuzzed_day(interval, minimum, maximum, factor, counts) takes 5 arguments");
+        return NULL;
+    }
+    double interval = PyFloat_AsDouble(args[0]);
+    if (interval == -1.0 && PyErr_Occurred()) return NULL;
+    int64_t minimum = PyLong_AsLongLong(args[1]);
+    if (minimum == -1 && PyErr_Occurred()) return NULL;
+    int64_t maximum = PyLong_AsLongLong(args[2]);
+    if (maximum == -1 && PyErr_Occurred()) return NULL;
+    int has_factor;
+    double factor;
+    PyObject *counts;
+    if (read_fuzz_arguments(args[3], args[4], &has_factor, &factor, &counts) < 0) return NULL;
+    int64_t day;
+    if (fuzzed(interval, minimum, maximum, has_factor, factor, counts, &day) < 0) return NULL;
+    return PyLong_FromLongLong(day);
 }
 
 static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -166,35 +239,18 @@ static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t
     if (previous == -1 && PyErr_Occurred()) return NULL;
     int64_t maximum = PyLong_AsLongLong(args[4]);
     if (maximum == -1 && PyErr_Occurred()) return NULL;
-    int has_factor = args[5] != Py_None;
-    double factor = 0.0;
-    if (has_factor) {
-        factor = PyFloat_AsDouble(args[5]);
-        if (factor == -1.0 && PyErr_Occurred()) return NULL;
-    }
-    PyObject *counts = args[6] == Py_None ? NULL : args[6];
-    if (counts != NULL) {
-        if (!has_factor) {
-            PyErr_SetString(PyExc_ValueError, "the load balancer draws with the fuzz number: give a factor");
-            return NULL;
-        }
-        if (!PyList_Check(counts) || PyList_GET_SIZE(counts) != LOAD_BALANCE_DAYS) {
-            PyErr_SetString(PyExc_TypeError, "counts: a list of 99 due counts, or None");
-            return NULL;
-        }
-    }
+    int has_factor;
+    double factor;
+    PyObject *counts;
+    if (read_fuzz_arguments(args[5], args[6], &has_factor, &factor, &counts) < 0) return NULL;
     if (previous < 0) previous = 0;
     int64_t floor_days = 1, days[3];
     for (int i = 0; i < 3; i++) {
         double interval = intervals[i];
         int64_t minimum = clamp(minimum_review_fuzz_interval(interval, previous, maximum), floor_days, INT64_MAX);
         if (minimum > maximum) minimum = maximum;
-        int64_t chosen = -1;
-        if (counts != NULL) {
-            chosen = balanced_interval(interval, minimum, maximum, factor, counts);
-            if (chosen == -2) return NULL;
-        }
-        if (chosen == -1) chosen = with_review_fuzz(has_factor, factor, interval, minimum, maximum);
+        int64_t chosen;
+        if (fuzzed(interval, minimum, maximum, has_factor, factor, counts, &chosen) < 0) return NULL;
         days[i] = chosen;
         floor_days = chosen + 1;
     }
@@ -216,29 +272,38 @@ static PyObject *NAME_AGAIN, *NAME_HARD, *NAME_GOOD, *NAME_EASY, *NAME_MEMORY, *
 static int read_button(PyObject *states, PyObject *name, double *stability, double *difficulty, double *interval) {
     PyObject *button = PyObject_GetAttr(states, name);
     if (button == NULL) return -1;
-    PyObject *memory = PyObject_GetAttr(button, NAME_MEMORY);
     PyObject *ivl = PyObject_GetAttr(button, NAME_INTERVAL);
-    Py_DECREF(button);
-    if (memory == NULL || ivl == NULL) {
-        Py_XDECREF(memory);
-        Py_XDECREF(ivl);
+    if (ivl == NULL) {
+        Py_DECREF(button);
         return -1;
     }
     *interval = PyFloat_AsDouble(ivl);
     Py_DECREF(ivl);
-    PyObject *s = PyObject_GetAttr(memory, NAME_STABILITY), *d = PyObject_GetAttr(memory, NAME_DIFFICULTY);
-    Py_DECREF(memory);
-    if (s == NULL || d == NULL) {
-        Py_XDECREF(s);
-        Py_XDECREF(d);
+    if (*interval == -1.0 && PyErr_Occurred()) {
+        Py_DECREF(button);
         return -1;
     }
-    double raw_s = PyFloat_AsDouble(s), raw_d = PyFloat_AsDouble(d);
-    Py_DECREF(s);
-    Py_DECREF(d);
-    if (PyErr_Occurred()) return -1;
-    *stability = stored_memory(raw_s, 10000.0);
-    *difficulty = stored_memory(raw_d, 1000.0);
+    PyObject *memory = PyObject_GetAttr(button, NAME_MEMORY);
+    Py_DECREF(button);
+    if (memory == NULL) return -1;
+    double raw[2];
+    PyObject *names[2] = {NAME_STABILITY, NAME_DIFFICULTY};
+    for (int i = 0; i < 2; i++) {
+        PyObject *value = PyObject_GetAttr(memory, names[i]);
+        if (value == NULL) {
+            Py_DECREF(memory);
+            return -1;
+        }
+        raw[i] = PyFloat_AsDouble(value);
+        Py_DECREF(value);
+        if (raw[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(memory);
+            return -1;
+        }
+    }
+    Py_DECREF(memory);
+    *stability = stored_memory(raw[0], 10000.0);
+    *difficulty = stored_memory(raw[1], 1000.0);
     return 0;
 }
 
@@ -410,7 +475,8 @@ static PyObject *deck_rows(PyObject *module, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "deck_rows(cards, prefix, main, multi_variant_types, slots) takes 5 arguments");
         return NULL;
     }
-    PyObject *cards = PySequence_Fast(args[0], "cards: a sequence");
+    /* Tuples, not borrowed items of a list that Python code run here (a property) could change. */
+    PyObject *cards = PySequence_Tuple(args[0]);
     if (cards == NULL) return NULL;
     PyObject *prefix = args[1], *main_variant = args[2], *multi = args[3];
     long long slots = PyLong_AsLongLong(args[4]);
@@ -421,11 +487,10 @@ static PyObject *deck_rows(PyObject *module, PyObject *const *args, Py_ssize_t n
     Buffer buffer = {NULL, 0, 0};
     int linked = 0, first = 1;
     long long position = 0;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(cards);
-    PyObject **items = PySequence_Fast_ITEMS(cards);
+    Py_ssize_t count = PyTuple_GET_SIZE(cards);
     PyObject *type = NULL, *card_id = NULL, *revision = NULL, *related = NULL, *variants = NULL;
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *card = items[i];
+        PyObject *card = PyTuple_GET_ITEM(cards, i);
         if ((type = PyObject_GetAttr(card, NAME_TYPE)) == NULL) goto fail;
         if ((card_id = PyObject_GetAttr(card, NAME_ID)) == NULL) goto fail;
         if ((revision = PyObject_GetAttr(card, NAME_REVISION)) == NULL) goto fail;
@@ -434,12 +499,12 @@ static PyObject *deck_rows(PyObject *module, PyObject *const *args, Py_ssize_t n
         if (multiple) {
             PyObject *listed = PyObject_CallMethodNoArgs(card, NAME_VARIANTS);
             if (listed == NULL) goto fail;
-            variants = PySequence_Fast(listed, "variants(): a sequence");
+            variants = PySequence_Tuple(listed);
             Py_DECREF(listed);
             if (variants == NULL) goto fail;
-            Py_ssize_t n = PySequence_Fast_GET_SIZE(variants);
+            Py_ssize_t n = PyTuple_GET_SIZE(variants);
             for (Py_ssize_t index = 0; index < n; index++) {
-                if (add_row(&buffer, first, prefix, card_id, PySequence_Fast_GET_ITEM(variants, index), revision,
+                if (add_row(&buffer, first, prefix, card_id, PyTuple_GET_ITEM(variants, index), revision,
                             position + index) < 0)
                     goto fail;
                 first = 0;
@@ -481,6 +546,8 @@ static PyMethodDef methods[] = {
      "review_days(hard, good, easy, previous, maximum, factor, counts) -> (hard, good, easy) days"},
     {"review_numbers", (PyCFunction)(void (*)(void))review_numbers, METH_FASTCALL,
      "review_numbers(states, previous, maximum, factor, counts) -> 8 stored memory numbers, then 3 days"},
+    {"fuzzed_day", (PyCFunction)(void (*)(void))fuzzed_day, METH_FASTCALL,
+     "fuzzed_day(interval, minimum, maximum, factor, counts) -> a day: load balanced, else fuzzed"},
     {"deck_rows", (PyCFunction)(void (*)(void))deck_rows, METH_FASTCALL,
      "deck_rows(cards, prefix, main, multi_variant_types, slots) -> (UTF-8 rows, whether a card has links)"},
     {"first_block", first_block, METH_O, "first_block(seed) -> (key words, first ChaCha12 block) of StdRng"},

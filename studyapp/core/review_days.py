@@ -24,28 +24,38 @@ def review_days_python(hard: float, good: float, easy: float, previous: int, max
     """(Hard, Good, Easy) days for FSRS's three intervals (f32 values), the last interval
     ``previous`` and the maximum; ``factor``: the fuzz number (None: fuzz off); ``counts``: the
     load balancer's due counts by day from today (None: off; needs the factor)."""
-    if counts is not None and factor is None:
-        raise ValueError("the load balancer draws with the fuzz number: give a factor")
+    _check_fuzz(factor, counts)
     previous = max(previous, 0)
     floor = 1
     out = []
     for interval in (hard, good, easy):
         minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
-        days = None if counts is None else balanced_day(interval, minimum, maximum, factor, counts)
-        if days is None:
-            days = with_review_fuzz(factor, interval, minimum, maximum)
+        days = fuzzed_day_python(interval, minimum, maximum, factor, counts)
         out.append(days)
         floor = days + 1
     return out[0], out[1], out[2]
 
 
-def _compiled() -> ReviewDays | None:
-    try:
-        from ._speedups import review_days as compiled
-    except ImportError:
-        return None
-    return compiled
+def fuzzed_day_python(interval: float, minimum: int, maximum: int, factor: float | None,
+                      counts: list[int] | None) -> int:
+    """A day in [minimum, maximum] for ``interval``: the load balancer's where it decides (with
+    ``counts``), else the fuzz's (with ``factor``), else the interval rounded (Anki's
+    StateContext.with_review_fuzz)."""
+    _check_fuzz(factor, counts)
+    days = None if counts is None else balanced_day(interval, minimum, maximum, factor, counts)
+    return with_review_fuzz(factor, interval, minimum, maximum) if days is None else days
 
 
-review_days_compiled = _compiled()
+def _check_fuzz(factor: float | None, counts: list[int] | None) -> None:
+    if factor is not None and not 0.0 <= factor < 1.0:
+        raise ValueError("the fuzz factor must be in [0, 1)")
+    if counts is not None and factor is None:
+        raise ValueError("the load balancer draws with the fuzz number: give a factor")
+
+
+try:
+    from ._speedups import fuzzed_day as fuzzed_day_compiled, review_days as review_days_compiled
+except ImportError:  # an install that could not compile them
+    fuzzed_day_compiled = review_days_compiled = None
 review_days: ReviewDays = review_days_compiled or review_days_python
+fuzzed_day = fuzzed_day_compiled or fuzzed_day_python

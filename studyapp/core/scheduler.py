@@ -37,7 +37,7 @@ from .anki_random import prime as prime_fuzz, primed as fuzz_primed
 from .clock import DAY_MS
 from .fuzz import as_u32, f32, round_f32, with_review_fuzz
 from .problems import StudyappError
-from .review_days import review_days as _review_days
+from .review_days import fuzzed_day as _fuzzed_day, review_days as _review_days
 from .steps import LearningSteps
 
 # Recorded with every review (the schedulers table): the FSRS implementation and version.
@@ -775,14 +775,11 @@ class _Context:
         """Anki's StateContext.with_review_fuzz."""
         if self.seed is None:
             return with_review_fuzz(None, interval, minimum, maximum)
-        balancer = self.scheduler.load_balancer
-        if balancer is not None:
-            found = balancer.find_interval(interval, minimum, maximum, self.seed, self.key, self.now_ms)
-            if found is not None:
-                return found
         if self._factor is None:
             self._factor = fuzz_factor(self.seed)
-        return with_review_fuzz(self._factor, interval, minimum, maximum)
+        balancer = self.scheduler.load_balancer
+        counts = None if balancer is None else balancer.counts_at(self.now_ms)
+        return _fuzzed_day(interval, minimum, maximum, self._factor, counts)
 
 
 def _memory(item: Any) -> tuple[float, float]:
