@@ -1,7 +1,7 @@
 """Compiles studyapp/core/_speedups.c into the wheel (or beside it, for an editable install).
 
 The compiled copy makes a pick's button days fast; it is optional: where no C compiler is
-found the build says so and installs the pure-Python reference (studyapp/core/review_days.py),
+found the build says so in its log (`pip install -v`) and installs the pure-Python reference (studyapp/core/review_days.py),
 which gives the same days. setuptools' build_ext finds the platform's compiler and flags.
 """
 
