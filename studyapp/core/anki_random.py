@@ -41,7 +41,7 @@ def _generate_block_function(rounds: int):
     The plain loop over a list takes about 150 us per block in CPython; unrolled over
     locals it takes a fraction of that, and a pick of the next item needs one block per item.
     """
-    lines = [f"def block(key, counter, stream):",
+    lines = ["def block(key, counter, stream):",
              "    k0, k1, k2, k3, k4, k5, k6, k7 = key",
              f"    x0, x1, x2, x3 = {_SIGMA[0]}, {_SIGMA[1]}, {_SIGMA[2]}, {_SIGMA[3]}",
              "    x4, x5, x6, x7, x8, x9, x10, x11 = key",

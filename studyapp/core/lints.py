@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
 
 from .models import CLOZE_RE, Card, Deck, Position, phrase_words
 from .problems import WARNING, Problem

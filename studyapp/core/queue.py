@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequenc
 
 from .models import VARIANT_SLOTS, Deck
 from .presets import Preset
-from .scheduler import LEARNING, NEW, RELEARNING, REVIEW
+from .scheduler import LEARNING, NEW, RELEARNING
 
 if TYPE_CHECKING:
     from ..store.repository import ItemRow
