@@ -503,7 +503,7 @@ class Store:
 
     def _read_sync_rows_aside(self, deck_ids: Sequence[str]) -> Callable[[], dict[str, str | None]] | None:
         """Start reading the decks' rows as ``_in_step`` compares them, on a thread of its own;
-        the function returned waits for them. None for a database in memory. A failure there
+        the function returned reads the ones the thread has not reached, then waits for it. None for a database in memory. A failure there
         only leaves the decks to be read again by ``_in_step``."""
         try:
             reader = self.second_reader()
@@ -512,10 +512,24 @@ class Store:
         if reader is None:
             return None
         found: dict[str, str | None] = {}
+        # The reader takes the decks from the last; this thread, once its fingerprints are made,
+        # takes them from the first (on its own connection) until the two meet: on two cores both
+        # read at once, as sqlite3 lets go of the GIL while SQLite works.
+        claimed: set[str] = set()
+        lock = threading.Lock()
+
+        def claim(deck_id: str) -> bool:
+            with lock:
+                if deck_id in claimed:
+                    return False
+                claimed.add(deck_id)
+                return True
 
         def read() -> None:
             try:
-                for deck_id in deck_ids:
+                for deck_id in reversed(deck_ids):
+                    if not claim(deck_id):
+                        break
                     found[deck_id] = reader.execute(_SYNC_ROWS_SQL, (deck_id,)).fetchone()[0]
             except sqlite3.Error:
                 pass
@@ -526,6 +540,11 @@ class Store:
         worker.start()
 
         def wait() -> dict[str, str | None]:
+            for deck_id in deck_ids:
+                if not claim(deck_id):
+                    break  # the reader has this one and every one after it
+                with self.guarded():
+                    found[deck_id] = self.conn.execute(_SYNC_ROWS_SQL, (deck_id,)).fetchone()[0]
             worker.join()
             return found
 
