@@ -63,6 +63,10 @@ class LoadBalancer:
             return None  # before reading the day's counts, which a long interval does not need
         return balanced_day(interval, minimum, maximum, fuzz_factor(seed), self.counts_at(now_ms))
 
+    def needs_counts(self, now_ms: int) -> bool:
+        """Whether the next ``counts_at(now_ms)`` will ask ``fill`` for the day's counts."""
+        return self._fill is not None and self._day_of is not None and self._day_of(now_ms) != self._day
+
     def counts_at(self, now_ms: int) -> list[int]:
         """The due counts by day from the study day of ``now_ms`` (refilled on a new day)."""
         if self._fill is not None:
