@@ -575,3 +575,25 @@ def test_decks_without_fingerprints_have_their_rows_read_aside_and_found_in_step
     store.sync(changed)
     assert sorted(seen) == [("a", True, False), ("b", True, True), ("c", True, True)]
     assert store.stored_keys("a") == {"a/q1/main", "a/q2/forward", "a/q2/backward"}
+
+
+def test_a_row_read_is_the_item_its_constructors_make():
+    """_row_to_item fills ItemRow and ItemState through their slots (a quarter of opening a session
+    went into their __init__): every field lands where the constructors put it, flags as bools."""
+    from studyapp.core.scheduler import ItemState
+    from studyapp.store.repository import ItemRow, _row_to_item
+
+    rows = [(1, "d/c/main", "d", "c", "main", 2, 3000, 1, "review", None, 4.5, 6.25, 10, 20, 7, 3, 1, 1, 0, 5, "n", 9),
+            (2, "d/e/c1", "d", "e", "c1", 1, 0, 0, "learning", 1, None, None, None, None, -600, 0, 0, 0, 1, 0, None,
+             None)]
+    for row in rows:
+        (id_, key, deck_id, card_id, variant, revision, position, present, state, step, stability, difficulty,
+         due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, flag_note, flagged_ms) = row
+        made = ItemRow(id_, key, deck_id, card_id, variant, revision, position, bool(present),
+                       ItemState(state=state, step=step, stability=stability, difficulty=difficulty, due_ms=due_ms,
+                                 last_review_ms=last_review_ms, interval=interval, reps=reps, lapses=lapses,
+                                 leech=bool(leech)),
+                       bool(suspended), buried_day, flag_note, flagged_ms)
+        read = _row_to_item(row)
+        assert read == made and repr(read) == repr(made)
+        assert type(read.present) is bool and type(read.suspended) is bool and type(read.state.leech) is bool

@@ -14,7 +14,7 @@ import secrets
 import sqlite3
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -27,7 +27,7 @@ from ..core.queue import card_rank, rank
 from ..core.retention import TrueRetention
 from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
-                              ReviewScheduler, Settings)
+                              ReviewScheduler, Settings, _item_state)
 from ..core.settings import Location
 from . import schema
 from .schema import guarded, write
@@ -97,13 +97,31 @@ class LogEntry:
 
 
 def _row_to_item(row: Sequence) -> ItemRow:
+    # Both objects made through their slots: a frozen dataclass's __init__ sets each field through
+    # object.__setattr__, and opening a session makes two for every item due (9 us a row here, 4 now).
     (id_, key, deck_id, card_id, variant, revision, position, present, state, step, stability, difficulty,
      due_ms, last_review_ms, interval, reps, lapses, leech, suspended, buried_day, flag_note, flagged_ms) = row
-    item_state = ItemState(state=state, step=step, stability=stability, difficulty=difficulty, due_ms=due_ms,
-                           last_review_ms=last_review_ms, interval=interval, reps=reps, lapses=lapses,
-                           leech=bool(leech))
-    return ItemRow(id_, key, deck_id, card_id, variant, revision, position, bool(present), item_state,
-                   bool(suspended), buried_day, flag_note, flagged_ms)
+    item = _new_object(ItemRow)
+    _set_id(item, id_)
+    _set_key(item, key)
+    _set_deck(item, deck_id)
+    _set_card(item, card_id)
+    _set_variant(item, variant)
+    _set_revision(item, revision)
+    _set_position(item, position)
+    _set_present(item, bool(present))
+    _set_state(item, _item_state(state, step, stability, difficulty, due_ms, last_review_ms, interval, reps, lapses,
+                                 bool(leech)))
+    _set_suspended(item, bool(suspended))
+    _set_buried(item, buried_day)
+    _set_flag_note(item, flag_note)
+    _set_flagged(item, flagged_ms)
+    return item
+
+
+(_set_id, _set_key, _set_deck, _set_card, _set_variant, _set_revision, _set_position, _set_present, _set_state,
+ _set_suspended, _set_buried, _set_flag_note, _set_flagged) = (ItemRow.__dict__[f.name].__set__ for f in fields(ItemRow))
+_new_object = object.__new__
 
 
 def _state_values(state: ItemState) -> tuple:
