@@ -186,6 +186,29 @@ class Store:
             self._cleanup()
             self._cleanup = None
 
+    def _aside(self, work: Callable[[sqlite3.Connection], object], name: str) -> threading.Thread | None:
+        """``work`` started on a thread of its own with a second connection (closed after it); a
+        failure there leaves its results unwritten, for the caller to find missing. None when
+        no second connection could be opened (a database in memory, a busy or odd file)."""
+        try:
+            reader = self.second_reader()
+        except (sqlite3.Error, OSError):
+            return None
+        if reader is None:
+            return None
+
+        def run() -> None:
+            try:
+                work(reader)
+            except sqlite3.Error:
+                pass
+            finally:
+                reader.close()
+
+        worker = threading.Thread(target=run, name=name, daemon=True)
+        worker.start()
+        return worker
+
     def second_reader(self) -> sqlite3.Connection | None:
         """Another read-only connection to the file this store reads (None for a database in memory),
         for a long scan on a second thread: the caller closes it."""
@@ -543,14 +566,9 @@ class Store:
 
     def _read_sync_rows_aside(self, deck_ids: Sequence[str]) -> Callable[[], dict[str, str | None]] | None:
         """Start reading the decks' rows as ``_in_step`` compares them, on a thread of its own;
-        the function returned reads the ones the thread has not reached, then waits for it. None for a database in memory. A failure there
-        only leaves the decks to be read again by ``_in_step``."""
-        try:
-            reader = self.second_reader()
-        except (sqlite3.Error, OSError):  # a busy or odd file: _in_step reads the rows itself
-            return None
-        if reader is None:
-            return None
+        the function returned reads the ones the thread has not reached, then waits for it. None
+        for a database in memory. A failure there only leaves the decks to be read again by
+        ``_in_step``."""
         found: dict[str, str | None] = {}
         # The reader takes the decks from the last; this thread, once its fingerprints are made,
         # takes them from the first (on its own connection) until the two meet: on two cores both
@@ -565,19 +583,15 @@ class Store:
                 claimed.add(deck_id)
                 return True
 
-        def read() -> None:
-            try:
-                for deck_id in reversed(deck_ids):
-                    if not claim(deck_id):
-                        break
-                    found[deck_id] = reader.execute(_SYNC_ROWS_SQL, (deck_id,)).fetchone()[0]
-            except sqlite3.Error:
-                pass
-            finally:
-                reader.close()
+        def read(reader: sqlite3.Connection) -> None:
+            for deck_id in reversed(deck_ids):
+                if not claim(deck_id):
+                    break
+                found[deck_id] = reader.execute(_SYNC_ROWS_SQL, (deck_id,)).fetchone()[0]
 
-        worker = threading.Thread(target=read, name="sync-rows", daemon=True)
-        worker.start()
+        worker = self._aside(read, "sync-rows")  # a busy or odd file: _in_step reads the rows itself
+        if worker is None:
+            return None
 
         def wait() -> dict[str, str | None]:
             for deck_id in deck_ids:
@@ -1287,24 +1301,10 @@ class Store:
         goes on (a session gathers its queues meanwhile); the function returned waits for the
         counts: None when they could not be read there (then ask ``due_between``). None for a
         database in memory."""
-        try:
-            reader = self.second_reader()
-        except (sqlite3.Error, OSError):
-            return None
-        if reader is None:
-            return None
         counted: list[list[int]] = []
-
-        def count() -> None:
-            try:
-                counted.append(_due_between(reader, deck_ids, boundaries))
-            except sqlite3.Error:
-                pass
-            finally:
-                reader.close()
-
-        worker = threading.Thread(target=count, name="due-between", daemon=True)
-        worker.start()
+        worker = self._aside(lambda reader: counted.append(_due_between(reader, deck_ids, boundaries)), "due-between")
+        if worker is None:
+            return None
 
         def wait() -> list[int] | None:
             worker.join()
