@@ -224,6 +224,29 @@ static PyObject *fuzzed_day(PyObject *module, PyObject *const *args, Py_ssize_t 
     return PyLong_FromLongLong(day);
 }
 
+/* The three days from Python's arguments (previous, maximum, factor, counts) and the three
+ * intervals; -1 with a Python error set, else 0. */
+static int three_days(const double intervals[3], PyObject *const *args, int64_t days[3]) {
+    int64_t previous = PyLong_AsLongLong(args[0]);
+    if (previous == -1 && PyErr_Occurred()) return -1;
+    int64_t maximum = PyLong_AsLongLong(args[1]);
+    if (maximum == -1 && PyErr_Occurred()) return -1;
+    int has_factor;
+    double factor;
+    PyObject *counts;
+    if (read_fuzz_arguments(args[2], args[3], &has_factor, &factor, &counts) < 0) return -1;
+    if (previous < 0) previous = 0;
+    int64_t floor_days = 1;
+    for (int i = 0; i < 3; i++) {
+        double interval = intervals[i];
+        int64_t minimum = clamp(minimum_review_fuzz_interval(interval, previous, maximum), floor_days, INT64_MAX);
+        if (minimum > maximum) minimum = maximum;
+        if (fuzzed(interval, minimum, maximum, has_factor, factor, counts, &days[i]) < 0) return -1;
+        floor_days = days[i] + 1;
+    }
+    return 0;
+}
+
 static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 7) {
         PyErr_SetString(PyExc_TypeError,
@@ -235,25 +258,8 @@ static PyObject *review_days(PyObject *module, PyObject *const *args, Py_ssize_t
         intervals[i] = PyFloat_AsDouble(args[i]);
         if (intervals[i] == -1.0 && PyErr_Occurred()) return NULL;
     }
-    int64_t previous = PyLong_AsLongLong(args[3]);
-    if (previous == -1 && PyErr_Occurred()) return NULL;
-    int64_t maximum = PyLong_AsLongLong(args[4]);
-    if (maximum == -1 && PyErr_Occurred()) return NULL;
-    int has_factor;
-    double factor;
-    PyObject *counts;
-    if (read_fuzz_arguments(args[5], args[6], &has_factor, &factor, &counts) < 0) return NULL;
-    if (previous < 0) previous = 0;
-    int64_t floor_days = 1, days[3];
-    for (int i = 0; i < 3; i++) {
-        double interval = intervals[i];
-        int64_t minimum = clamp(minimum_review_fuzz_interval(interval, previous, maximum), floor_days, INT64_MAX);
-        if (minimum > maximum) minimum = maximum;
-        int64_t chosen;
-        if (fuzzed(interval, minimum, maximum, has_factor, factor, counts, &chosen) < 0) return NULL;
-        days[i] = chosen;
-        floor_days = chosen + 1;
-    }
+    int64_t days[3];
+    if (three_days(intervals, args + 3, days) < 0) return NULL;
     return Py_BuildValue("(LLL)", (long long)days[0], (long long)days[1], (long long)days[2]);
 }
 
@@ -319,23 +325,11 @@ static PyObject *review_numbers(PyObject *module, PyObject *const *args, Py_ssiz
     double memories[8], intervals[4];
     for (int i = 0; i < 4; i++)
         if (read_button(args[0], names[i], &memories[2 * i], &memories[2 * i + 1], &intervals[i]) < 0) return NULL;
-    PyObject *day_args[7];
-    PyObject *floats[3] = {PyFloat_FromDouble(intervals[1]), PyFloat_FromDouble(intervals[2]),
-                           PyFloat_FromDouble(intervals[3])};
-    if (!floats[0] || !floats[1] || !floats[2]) {
-        for (int i = 0; i < 3; i++) Py_XDECREF(floats[i]);
-        return NULL;
-    }
-    for (int i = 0; i < 3; i++) day_args[i] = floats[i];
-    for (int i = 0; i < 4; i++) day_args[3 + i] = args[1 + i];
-    PyObject *days = review_days(module, day_args, 7);
-    for (int i = 0; i < 3; i++) Py_DECREF(floats[i]);
-    if (days == NULL) return NULL;
-    PyObject *out = Py_BuildValue("(ddddddddOOO)", memories[0], memories[1], memories[2], memories[3], memories[4],
-                                  memories[5], memories[6], memories[7], PyTuple_GET_ITEM(days, 0),
-                                  PyTuple_GET_ITEM(days, 1), PyTuple_GET_ITEM(days, 2));
-    Py_DECREF(days);
-    return out;
+    int64_t days[3];
+    if (three_days(intervals + 1, args + 1, days) < 0) return NULL;
+    return Py_BuildValue("(ddddddddLLL)", memories[0], memories[1], memories[2], memories[3], memories[4],
+                         memories[5], memories[6], memories[7], (long long)days[0], (long long)days[1],
+                         (long long)days[2]);
 }
 
 /* ---------------------------------------------------------------- rand's StdRng (ChaCha12) */
