@@ -30,7 +30,7 @@ def review_days_python(hard: float, good: float, easy: float, previous: int, max
     out = []
     for interval in (hard, good, easy):
         minimum = min(max(minimum_review_fuzz_interval(interval, previous, maximum), floor), maximum)
-        days = fuzzed_day_python(interval, minimum, maximum, factor, counts)
+        days = _fuzzed_day(interval, minimum, maximum, factor, counts)
         out.append(days)
         floor = days + 1
     return out[0], out[1], out[2]
@@ -42,6 +42,10 @@ def fuzzed_day_python(interval: float, minimum: int, maximum: int, factor: float
     ``counts``), else the fuzz's (with ``factor``), else the interval rounded (Anki's
     StateContext.with_review_fuzz)."""
     _check_fuzz(factor, counts)
+    return _fuzzed_day(interval, minimum, maximum, factor, counts)
+
+
+def _fuzzed_day(interval: float, minimum: int, maximum: int, factor: float | None, counts: list[int] | None) -> int:
     days = None if counts is None else balanced_day(interval, minimum, maximum, factor, counts)
     return with_review_fuzz(factor, interval, minimum, maximum) if days is None else days
 
