@@ -576,7 +576,7 @@ class ReviewScheduler:
         states = self._fsrs.next_states(memory, self._retention, elapsed)
         if state.state == REVIEW:
             return self._review_previews(state, states, seed, key, now_ms, next_day_ms, lazy)
-        ctx = _Context(self, seed, key, now_ms)
+        ctx = _Context(self, seed, now_ms)
         steps = self._relearn if state.state == RELEARNING else self._learn
         outcomes = self._from_learning(state, states, ctx, steps)
         until_rollover = (next_day_ms - now_ms) // 1000
@@ -765,10 +765,10 @@ class _Buttons(abc.Mapping):
 class _Context:
     """The fuzz of one answer: Anki's number for this card and review count, and the load balancer."""
 
-    __slots__ = ("scheduler", "seed", "key", "now_ms", "_factor")
+    __slots__ = ("scheduler", "seed", "now_ms", "_factor")
 
-    def __init__(self, scheduler: ReviewScheduler, seed: int | None, key: str, now_ms: int) -> None:
-        self.scheduler, self.seed, self.key, self.now_ms = scheduler, seed, key, now_ms
+    def __init__(self, scheduler: ReviewScheduler, seed: int | None, now_ms: int) -> None:
+        self.scheduler, self.seed, self.now_ms = scheduler, seed, now_ms
         self._factor: float | None = None
 
     def fuzz(self, interval: float, minimum: int, maximum: int) -> int:
