@@ -166,7 +166,8 @@ class Store:
         self._scheduler_ids: dict[str, int] = {}
         self._last_scheduler: tuple[Settings, int] | None = None
         self.writes = 0
-        self._version_cursor: sqlite3.Cursor | None = None
+        # data_version is asked before every pick: a cursor kept for it spares making one each time.
+        self._version_cursor = conn.cursor()
         self._seed: int | None = None
         self._cleanup: Callable[[], object] | None = None
         self._file = conn.execute("PRAGMA database_list").fetchone()[2]  # "" for a database in memory
@@ -886,16 +887,8 @@ class Store:
     def data_version(self) -> tuple[int, int]:
         """Changes whenever anything is committed: by another connection (SQLite's
         data_version) or through this store (its own count of write transactions)."""
-        # Asked before every pick: a cursor kept for it spares making one each time (a quarter of
-        # the call), and the guard is spelt out as the except clause it amounts to.
-        cursor = self._version_cursor
-        try:
-            if cursor is None or cursor.connection is not self.conn:
-                cursor = self._version_cursor = self.conn.cursor()
-            return cursor.execute("PRAGMA data_version").fetchone()[0], self.writes
-        except (sqlite3.Error, OSError) as error:
-            with self.guarded():
-                raise error
+        with self.guarded():
+            return self._version_cursor.execute("PRAGMA data_version").fetchone()[0], self.writes
 
     def _write(self):
         self.writes += 1
