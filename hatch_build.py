@@ -1,12 +1,14 @@
 """Compiles studyapp/core/_speedups.c into the wheel (or beside it, for an editable install).
 
-The compiled copy makes a pick's button days fast; it is optional: where no C compiler is
-found the build says so in its log (`pip install -v`) and installs the pure-Python reference (studyapp/core/review_days.py),
-which gives the same days. setuptools' build_ext finds the platform's compiler and flags.
+The compiled module holds fast copies of the Python a pick and a first session spend their time
+in (see its header); it is optional: where no C compiler is found the build says so in its log
+(`pip install -v`) and installs without it, and the Python references give the same results.
+setuptools' build_ext finds the platform's compiler and flags.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -17,7 +19,7 @@ MODULE = "studyapp.core._speedups"
 SOURCE = "studyapp/core/_speedups.c"
 
 
-class CompiledReviewDays(BuildHookInterface):
+class CompiledSpeedups(BuildHookInterface):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict) -> None:
@@ -27,13 +29,13 @@ class CompiledReviewDays(BuildHookInterface):
         try:
             built = _compile(root, in_place=version == "editable")
         except Exception as error:  # no compiler, no headers: the pure-Python copy serves
-            print(f"studyapp: not compiling {SOURCE} ({error}); using the pure-Python review days",
+            print(f"studyapp: not compiling {SOURCE} ({error}); using the pure-Python copies",
                   file=sys.stderr)
             return
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
         if version != "editable":
-            build_data["force_include"][str(built)] = MODULE.replace(".", "/").rsplit("/", 1)[0] + "/" + built.name
+            build_data["force_include"][str(built)] = str(Path(SOURCE).parent / built.name)
 
 
 def _compile(root: Path, in_place: bool) -> Path:
@@ -54,8 +56,6 @@ def _compile(root: Path, in_place: bool) -> Path:
     command.build_lib = str(out / "lib")
     command.build_temp = str(out / "temp")
     command.ensure_finalized()
-    import os
-
     cwd = os.getcwd()
     os.chdir(root)  # build_ext resolves the source and the in-place target from here
     try:
