@@ -56,3 +56,31 @@ def dump(store) -> tuple[list, list]:
 SCHEMA_6_UNDONE = ("DROP INDEX items_new_rank", "DROP INDEX items_deck_sync", "ALTER TABLE items DROP COLUMN new_rank",
                    "ALTER TABLE items DROP COLUMN sync_row",
                    "DELETE FROM meta WHERE key = 'seed'")
+
+
+def use_scheduling_copy(monkeypatch, which: str) -> None:
+    """Schedule with one copy of the compiled code (core/_speedups.c): "compiled" asserts it is
+    what runs; "python" swaps every compiled function for its Python reference (what an install
+    without a C compiler runs). The fuzz numbers' caches are emptied, so each copy draws its own."""
+    from studyapp.core import anki_random, review_days, scheduler
+
+    if which == "python":
+        monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
+        monkeypatch.setattr(scheduler, "_review_numbers", scheduler._review_numbers_python)
+        monkeypatch.setattr(scheduler, "_fuzzed_day", review_days.fuzzed_day_python)
+        monkeypatch.setattr(anki_random, "_compiled_first_block", None)
+    else:
+        assert review_days.review_days_compiled is not None, "the install did not compile core/_speedups.c"
+        assert scheduler._fuzzed_day is review_days.fuzzed_day_compiled
+        assert scheduler._review_numbers is scheduler._review_numbers_compiled is not None
+        assert anki_random._compiled_first_block is not None
+    empty_fuzz_caches()
+
+
+def empty_fuzz_caches() -> None:
+    """Forget every fuzz number drawn so far (the next previews draw them again)."""
+    from studyapp.core import anki_random
+
+    anki_random._FIRST_BLOCKS.clear()
+    anki_random.fuzz_factor.cache_clear()
+    anki_random.learning_fuzz_secs.cache_clear()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from engine_support import empty_fuzz_caches, use_scheduling_copy
+
 from studyapp.core.anki_random import StdRng, chacha_block, fuzz_factor, learning_fuzz_secs, seed_key
 from studyapp.core.fuzz import constrained_fuzz_bounds, fuzz_delta, with_review_fuzz
 
@@ -22,23 +24,12 @@ CARDS = FIXTURE["cards"]
 
 @pytest.fixture(params=["compiled", "python"])
 def block_copy(request, monkeypatch):
-    """Runs a test on each copy of the first-block function: core/_speedups.c, and the Python
-    here (what an install without a compiler runs), with the caches emptied around it."""
-    from studyapp.core import anki_random
-
-    if request.param == "python":
-        monkeypatch.setattr(anki_random, "_compiled_first_block", None)
-    else:
-        assert anki_random._compiled_first_block is not None, "core/_speedups.c was not compiled"
-
-    def empty() -> None:
-        anki_random._FIRST_BLOCKS.clear()
-        fuzz_factor.cache_clear()
-        learning_fuzz_secs.cache_clear()
-
-    empty()
+    """Runs a test on each copy of the scheduling code (the first-block function among it):
+    core/_speedups.c, and the Python (what an install without a compiler runs), with the fuzz
+    numbers' caches emptied around it."""
+    use_scheduling_copy(monkeypatch, request.param)
     yield request.param
-    empty()
+    empty_fuzz_caches()
 
 
 def test_fixture_comes_from_anki_and_covers_the_ranges():

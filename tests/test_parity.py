@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from engine_support import use_scheduling_copy
+
 from studyapp.core.scheduler import NEW_STATE, RATINGS, ReviewScheduler, Settings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "anki_parity.json"
@@ -70,17 +72,8 @@ def test_fixture_is_big_enough():
 
 @pytest.fixture(params=["compiled", "python"])
 def review_days_copy(request, monkeypatch):
-    """Each parity test runs on both copies of a review's numbers: compiled (core/_speedups.c) and Python."""
-    from studyapp.core import review_days, scheduler
-
-    if request.param == "python":
-        monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
-        monkeypatch.setattr(scheduler, "_review_numbers", scheduler._review_numbers_python)
-        monkeypatch.setattr(scheduler, "_fuzzed_day", review_days.fuzzed_day_python)
-    else:
-        assert review_days.review_days_compiled is not None, "the install did not compile core/_speedups.c"
-        assert scheduler._fuzzed_day is review_days.fuzzed_day_compiled
-        assert scheduler._review_numbers is scheduler._review_numbers_compiled is not None
+    """Each parity test runs on both copies of the scheduling code: compiled (core/_speedups.c) and Python."""
+    use_scheduling_copy(monkeypatch, request.param)
     return request.param
 
 
