@@ -272,22 +272,28 @@ def time_compiled(store, settings, decks, count: int) -> tuple[list[float], list
     scheduler = ReviewScheduler(settings)
     now = store.clock.now_ms()
     compiled_block = anki_random._compiled_first_block
-    sides = {True: (scheduler_module._review_numbers_compiled, compiled_block),
-             False: (scheduler_module._review_numbers_python, None)}
+    sides = {True: (scheduler_module._review_numbers_compiled, compiled_block, anki_random.fuzz_factor_compiled,
+                    anki_random.learning_fuzz_secs_compiled),
+             False: (scheduler_module._review_numbers_python, None, anki_random.fuzz_factor_python,
+                     anki_random.learning_fuzz_secs_python)}
+
+    def use(side):
+        (scheduler_module._review_numbers, anki_random._compiled_first_block, scheduler_module.fuzz_factor,
+         scheduler_module.learning_fuzz_secs) = side
     times: dict[bool, list[float]] = {True: [], False: []}
     try:
         for n, item in enumerate(items):
             for compiled in ((True, False) if n % 2 else (False, True)):
-                scheduler_module._review_numbers, anki_random._compiled_first_block = sides[compiled]
+                use(sides[compiled])
                 anki_random._FIRST_BLOCKS.clear()
-                anki_random.fuzz_factor.cache_clear()
-                anki_random.learning_fuzz_secs.cache_clear()
-                anki_ids.anki_card_id.cache_clear()
+                anki_random.fuzz_factor_python.cache_clear()
+                anki_random.learning_fuzz_secs_python.cache_clear()
+                anki_ids.forget()
                 start = time.perf_counter()
                 scheduler.previews(item.state, item.key, now)
                 times[compiled].append(time.perf_counter() - start)
     finally:
-        scheduler_module._review_numbers, anki_random._compiled_first_block = sides[True]
+        use(sides[True])
     deck_times: dict[bool, list[float]] = {True: [], False: []}
     for round_ in range(6):
         for compiled in ((True, False) if round_ % 2 else (False, True)):

@@ -62,18 +62,25 @@ def use_scheduling_copy(monkeypatch, which: str) -> None:
     """Schedule with one copy of the compiled code (core/_speedups.c): "compiled" asserts it is
     what runs; "python" swaps every compiled function for its Python reference (what an install
     without a C compiler runs). The fuzz numbers' caches are emptied, so each copy draws its own."""
-    from studyapp.core import anki_random, review_days, scheduler
+    from studyapp.core import anki_random, load_balancer, review_days, scheduler
 
+    fuzz_users = (anki_random, scheduler, load_balancer)  # modules that call fuzz_factor by its name
     if which == "python":
         monkeypatch.setattr(scheduler, "_review_days", review_days.review_days_python)
         monkeypatch.setattr(scheduler, "_review_numbers", scheduler._review_numbers_python)
         monkeypatch.setattr(scheduler, "_fuzzed_day", review_days.fuzzed_day_python)
         monkeypatch.setattr(anki_random, "_compiled_first_block", None)
+        for module in fuzz_users:
+            monkeypatch.setattr(module, "fuzz_factor", anki_random.fuzz_factor_python)
+        for module in (anki_random, scheduler):
+            monkeypatch.setattr(module, "learning_fuzz_secs", anki_random.learning_fuzz_secs_python)
     else:
         assert review_days.review_days_compiled is not None, "the install did not compile core/_speedups.c"
         assert scheduler._fuzzed_day is review_days.fuzzed_day_compiled
         assert scheduler._review_numbers is scheduler._review_numbers_compiled is not None
         assert anki_random._compiled_first_block is not None
+        assert all(module.fuzz_factor is anki_random.fuzz_factor_compiled is not None for module in fuzz_users)
+        assert scheduler.learning_fuzz_secs is anki_random.learning_fuzz_secs_compiled is not None
     empty_fuzz_caches()
 
 
@@ -82,5 +89,5 @@ def empty_fuzz_caches() -> None:
     from studyapp.core import anki_random
 
     anki_random._FIRST_BLOCKS.clear()
-    anki_random.fuzz_factor.cache_clear()
-    anki_random.learning_fuzz_secs.cache_clear()
+    anki_random.fuzz_factor_python.cache_clear()
+    anki_random.learning_fuzz_secs_python.cache_clear()

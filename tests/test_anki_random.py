@@ -12,10 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from engine_support import empty_fuzz_caches, use_scheduling_copy
 
-from studyapp.core.anki_random import StdRng, chacha_block, fuzz_factor, learning_fuzz_secs, seed_key
+from studyapp.core import anki_random
+from studyapp.core.anki_random import StdRng, chacha_block, seed_key
 from studyapp.core.fuzz import constrained_fuzz_bounds, fuzz_delta, with_review_fuzz
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "anki_fuzz.json").read_text())
@@ -43,7 +45,7 @@ def test_fixture_comes_from_anki_and_covers_the_ranges():
 @pytest.mark.parametrize("card", CARDS, ids=lambda c: str(c["card_id"]))
 def test_review_fuzz_equals_anki(card, block_copy):
     # fuzz_delta seeds with reps - 1, saturating: card id + 0 for a new card.
-    factor = fuzz_factor(card["card_id"])
+    factor = anki_random.fuzz_factor(card["card_id"])
     for maximum, interval, anki_delta in card["review"]:
         assert with_review_fuzz(factor, float(interval), 1, maximum) - interval == anki_delta
 
@@ -51,14 +53,65 @@ def test_review_fuzz_equals_anki(card, block_copy):
 @pytest.mark.parametrize("card", CARDS, ids=lambda c: str(c["card_id"]))
 def test_learning_fuzz_equals_anki(card, block_copy):
     for secs, anki_delay in card["learning"]:
-        assert learning_fuzz_secs(card["card_id"], secs) == anki_delay
+        assert anki_random.learning_fuzz_secs(card["card_id"], secs) == anki_delay
 
 
-def test_learning_fuzz_range_is_a_quarter_capped_at_five_minutes():
+def test_learning_fuzz_range_is_a_quarter_capped_at_five_minutes(block_copy):
+    learning_fuzz_secs = anki_random.learning_fuzz_secs
     delays = {learning_fuzz_secs(seed, 1800) for seed in range(400)}
     assert min(delays) == 1800 and max(delays) == 2099  # upper bound exclusive: 1800 + 300
     assert {learning_fuzz_secs(seed, 60) for seed in range(400)} == set(range(60, 75))
     assert learning_fuzz_secs(5, 3) == 3  # a quarter of 3 s floors to 0: no fuzz
+    assert learning_fuzz_secs(5, 0) == 0 and learning_fuzz_secs(5, -7) == -7  # no quarter to add
+
+
+# Seeds whose first draw over 300 values falls in rand's rejection zone, so the second word
+# decides (Canon's correction): found by a search over the first block, once. Each is drawn
+# with and without the carry that correction can add.
+CANON_SEEDS = {1008953013: False, 1062796089: True, 1065403077: False, 1073842503: True}
+
+
+def _canon_carry(seed: int, span: int) -> bool | None:
+    """Whether Canon's correction adds one for ``seed`` over ``span`` values (None: not reached)."""
+    block = chacha_block(seed_key(seed), 0)
+    low_order = block[0] * span & 0xFFFFFFFF
+    if low_order <= (-span) & 0xFFFFFFFF:
+        return None
+    return low_order + (block[1] * span >> 32) > 0xFFFFFFFF
+
+
+def test_the_canon_seeds_reach_the_correction_both_ways():
+    assert {seed: _canon_carry(seed, 300) for seed in CANON_SEEDS} == CANON_SEEDS
+
+
+@pytest.mark.parametrize("seed", sorted(CANON_SEEDS))
+def test_the_compiled_learning_fuzz_takes_canons_correction_as_python_does(seed):
+    plain = chacha_block(seed_key(seed), 0)[0] * 300 >> 32  # the draw without the correction
+    expected = 1800 + plain + CANON_SEEDS[seed]
+    assert anki_random.learning_fuzz_secs_python(seed, 1800) == expected
+    assert anki_random.learning_fuzz_secs_compiled(seed, 1800) == expected
+
+
+@settings(max_examples=3000, deadline=None)
+@given(seed=st.integers(-2 ** 64, 2 ** 66),
+       secs=st.one_of(st.integers(-5, 1300), st.integers(2 ** 24 - 3, 2 ** 24 + 3), st.integers(-2 ** 62, 2 ** 62)))
+def test_the_compiled_fuzz_numbers_are_the_python_ones(seed, secs):
+    assert anki_random.fuzz_factor_compiled is not None, "core/_speedups.c was not compiled"
+    assert anki_random.fuzz_factor_compiled(seed) == anki_random.fuzz_factor_python(seed)
+    assert anki_random.learning_fuzz_secs_compiled(seed, secs) == anki_random.learning_fuzz_secs_python(seed, secs)
+
+
+def test_the_compiled_fuzz_numbers_refuse_what_python_refuses():
+    for compiled, python in ((anki_random.fuzz_factor_compiled, anki_random.fuzz_factor_python.__wrapped__),
+                             (lambda s: anki_random.learning_fuzz_secs_compiled(s, 60),
+                              lambda s: anki_random.learning_fuzz_secs_python.__wrapped__(s, 60))):
+        for bad in (1.5, "7", None):
+            with pytest.raises(TypeError):
+                python(bad)
+            with pytest.raises(TypeError):
+                compiled(bad)
+    with pytest.raises(TypeError):
+        anki_random.learning_fuzz_secs_compiled(1)
 
 
 def test_chacha_block_is_rfc_7539s_test_vector_with_twenty_rounds():

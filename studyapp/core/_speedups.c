@@ -13,6 +13,9 @@
  * first_block: the key and first ChaCha12 block of rand's StdRng::seed_from_u64, Anki's fuzz
  * numbers (studyapp/core/anki_random.py; tests/test_anki_random.py holds it to numbers the real
  * Anki drew). Python takes about 45 us a block one at a time, a few in batches of thousands.
+ * fuzz_factor and learning_fuzz_secs take the one or two numbers a pick needs from that block
+ * straight to a float or a delay: with the block handed to Python first, the review fuzz of an
+ * item seen for the first time cost some 3 us of objects in a pick.
  *
  * deck_rows: a deck's sync rows (studyapp/core/models.py, _deck_view), the pass over every card
  * that the first session after a deck changed makes: a third of a microsecond a card in Python.
@@ -342,11 +345,9 @@ static uint32_t rotl32(uint32_t value, int shift) { return (value << shift) | (v
     x[a] += x[b]; x[d] = rotl32(x[d] ^ x[a], 8);  \
     x[c] += x[d]; x[b] = rotl32(x[b] ^ x[c], 7);
 
-static PyObject *first_block(PyObject *module, PyObject *arg) {
-    uint64_t state = PyLong_AsUnsignedLongLongMask(arg);
-    if (state == (uint64_t)-1 && PyErr_Occurred()) return NULL;
-    uint32_t key[8], x[16], start[16];
-    /* rand_core's seed_from_u64: eight PCG32 outputs. */
+/* rand's StdRng::seed_from_u64(seed): the ChaCha key (eight PCG32 outputs) and the first block. */
+static void stdrng_first_block(uint64_t state, uint32_t key[8], uint32_t block[16]) {
+    uint32_t x[16], start[16];
     for (int i = 0; i < 8; i++) {
         state = state * 6364136223846793005ULL + 11634580027462260723ULL;
         uint32_t xorshifted = (uint32_t)(((state >> 18) ^ state) >> 27);
@@ -362,6 +363,52 @@ static PyObject *first_block(PyObject *module, PyObject *arg) {
         QUARTER(0, 4, 8, 12) QUARTER(1, 5, 9, 13) QUARTER(2, 6, 10, 14) QUARTER(3, 7, 11, 15)
         QUARTER(0, 5, 10, 15) QUARTER(1, 6, 11, 12) QUARTER(2, 7, 8, 13) QUARTER(3, 4, 9, 14)
     }
+    for (int i = 0; i < 16; i++) block[i] = x[i] + start[i];
+}
+
+/* anki_random.fuzz_factor_python: the generator's first f32 in [0, 1), 23 mantissa bits. */
+static PyObject *fuzz_factor(PyObject *module, PyObject *arg) {
+    uint64_t seed = PyLong_AsUnsignedLongLongMask(arg);
+    if (seed == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    uint32_t key[8], block[16];
+    stdrng_first_block(seed, key, block);
+    return PyFloat_FromDouble((double)(block[0] >> 9) / 8388608.0);
+}
+
+/* anki_random.learning_fuzz_secs_python: a step's delay plus up to a quarter, at most 300 s,
+   drawn as rand's random_range over u32 (widening multiply, Canon's correction from the
+   second word). Python's arithmetic is kept for any int64, however unlikely as a step. */
+static PyObject *learning_fuzz_secs(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "learning_fuzz_secs(seed, secs) takes 2 arguments");
+        return NULL;
+    }
+    uint64_t seed = PyLong_AsUnsignedLongLongMask(args[0]);
+    if (seed == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    long long secs = PyLong_AsLongLong(args[1]);
+    if (secs == -1 && PyErr_Occurred()) return NULL;
+    if (secs <= 0) return PyLong_FromLongLong(secs);  /* a quarter of it truncates to no fuzz */
+    /* (secs as f32) * 0.25, the f32 reached through a double as Python's struct does. */
+    double quarter = secs <= (1LL << 24) ? (double)secs * 0.25 : (double)(float)(double)secs * 0.25;
+    long long extra = (long long)(quarter < 300.0 ? quarter : 300.0);
+    if (extra <= 0) return PyLong_FromLongLong(secs);
+    uint32_t key[8], block[16];
+    stdrng_first_block(seed, key, block);
+    uint64_t span = (uint64_t)extra;
+    uint64_t product = (uint64_t)block[0] * span;
+    uint64_t result = product >> 32, low_order = product & 0xFFFFFFFFULL;
+    if (low_order > ((0x100000000ULL - span) & 0xFFFFFFFFULL)) {
+        uint64_t carry = ((uint64_t)block[1] * span) >> 32;
+        if (low_order + carry > 0xFFFFFFFFULL) result += 1;
+    }
+    return PyLong_FromUnsignedLongLong(((uint64_t)secs + result) & 0xFFFFFFFFULL);
+}
+
+static PyObject *first_block(PyObject *module, PyObject *arg) {
+    uint64_t state = PyLong_AsUnsignedLongLongMask(arg);
+    if (state == (uint64_t)-1 && PyErr_Occurred()) return NULL;
+    uint32_t key[8], block_words[16];
+    stdrng_first_block(state, key, block_words);
     PyObject *key_words = PyTuple_New(8), *block = PyList_New(16);
     if (key_words == NULL || block == NULL) goto fail;
     for (int i = 0; i < 8; i++) {
@@ -370,7 +417,7 @@ static PyObject *first_block(PyObject *module, PyObject *arg) {
         PyTuple_SET_ITEM(key_words, i, word);
     }
     for (int i = 0; i < 16; i++) {
-        PyObject *word = PyLong_FromUnsignedLong((uint32_t)(x[i] + start[i]));
+        PyObject *word = PyLong_FromUnsignedLong(block_words[i]);
         if (word == NULL) goto fail;
         PyList_SET_ITEM(block, i, word);
     }
@@ -545,6 +592,9 @@ static PyMethodDef methods[] = {
     {"deck_rows", (PyCFunction)(void (*)(void))deck_rows, METH_FASTCALL,
      "deck_rows(cards, prefix, main, multi_variant_types, slots) -> (UTF-8 rows, whether a card has links)"},
     {"first_block", first_block, METH_O, "first_block(seed) -> (key words, first ChaCha12 block) of StdRng"},
+    {"fuzz_factor", fuzz_factor, METH_O, "fuzz_factor(seed) -> Anki's review fuzz number in [0, 1)"},
+    {"learning_fuzz_secs", (PyCFunction)(void (*)(void))learning_fuzz_secs, METH_FASTCALL,
+     "learning_fuzz_secs(seed, secs) -> a learning step's delay with Anki's fuzz"},
     {NULL, NULL, 0, NULL},
 };
 

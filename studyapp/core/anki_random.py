@@ -233,18 +233,27 @@ class StdRng:
 
 
 @lru_cache(maxsize=65536)
-def fuzz_factor(seed: int) -> float:
+def fuzz_factor_python(seed: int) -> float:
     """Anki's ``get_fuzz_factor``: the review fuzz number for ``card_id + reps``."""
     return StdRng(seed).unit_f32()
 
 
 @lru_cache(maxsize=65536)
-def learning_fuzz_secs(seed: int, secs: int) -> int:
+def learning_fuzz_secs_python(seed: int, secs: int) -> int:
     """Anki's ``learning_ivl_with_fuzz``: a step's delay plus up to 25% (at most 5 minutes)."""
     upper = secs + int(min(_f32_mul_quarter(secs), 300.0))
     if secs >= upper:
         return secs
     return StdRng(seed).range_u32(secs, upper)
+
+
+# The compiled copies (core/_speedups.c) need no cache: a call costs less than a cache's lookup.
+try:
+    from ._speedups import fuzz_factor as fuzz_factor_compiled, learning_fuzz_secs as learning_fuzz_secs_compiled
+except ImportError:
+    fuzz_factor_compiled = learning_fuzz_secs_compiled = None
+fuzz_factor = fuzz_factor_compiled or fuzz_factor_python
+learning_fuzz_secs = learning_fuzz_secs_compiled or learning_fuzz_secs_python
 
 
 _EXACT_F32_INT = 1 << 24

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping
 
 import fsrs_rs_python
 
-from .anki_ids import anki_card_id
+from .anki_ids import anki_card_id, known as card_id_known, remember as remember_card_ids
 from .anki_random import drawn_on_demand as blocks_drawn_on_demand, fuzz_factor, learning_fuzz_secs
 from .anki_random import prime as prime_fuzz, primed as fuzz_primed
 from .clock import DAY_MS
@@ -583,14 +583,23 @@ class ReviewScheduler:
         return {r: self._preview(state, r, outcomes[r], now_ms, until_rollover, seed) for r in RATINGS}
 
     def prime(self, items: Iterable[tuple[str, ItemState]]) -> None:
-        """Draw Anki's fuzz numbers for many items at once (core.anki_random.prime): the
-        previews of each then find them ready. A queue's items, when it is built."""
-        if self.settings.fuzz and not blocks_drawn_on_demand():
+        """Work out ahead what the previews of many items need for their fuzz: each one's Anki
+        card id, and with the Python copy its fuzz numbers (core.anki_random.prime). A queue's
+        next items, when it is built; their previews then find them ready."""
+        if not self.settings.fuzz:
+            return
+        items = list(items)
+        remember_card_ids(key for key, _ in items)
+        if not blocks_drawn_on_demand():
             prime_fuzz((anki_card_id(key) + state.reps) & 0xFFFFFFFFFFFFFFFF for key, state in items)
 
     def primed(self, key: str, state: ItemState) -> bool:
-        """Whether the previews of ``state`` find their fuzz numbers drawn (always, with fuzz off)."""
-        return not self.settings.fuzz or blocks_drawn_on_demand() or fuzz_primed(anki_card_id(key) + state.reps)
+        """Whether the previews of ``state`` find what their fuzz needs ready (always, with fuzz off)."""
+        if not self.settings.fuzz:
+            return True
+        if not card_id_known(key):
+            return False
+        return blocks_drawn_on_demand() or fuzz_primed(anki_card_id(key) + state.reps)
 
     def apply(self, state: ItemState, key: str, rating: int, now_ms: int) -> Preview:
         if rating not in RATINGS:

@@ -44,9 +44,10 @@ if TYPE_CHECKING:  # the store imports core, never the other way round at run ti
 LEARNING_QUEUE, REVIEW_QUEUE, NEW_QUEUE, CRAM_QUEUE = "learning", "review", "new", "cram"
 CRAM_AGAIN_GAP = 3  # an item failed in cram comes back after this many others
 _NO_END_MS = 2 ** 62  # "due whenever": every learning item
-# Fuzz numbers drawn per queue when the day's queues are gathered, then each time a pick finds
-# its item without them, for it and the items after it (see _prime): drawn together they cost
-# some 13 us each, one alone some 45; a thousand at opening made a tenth of a large session's.
+# Items per queue whose fuzz needs (Anki card id; with the Python copy the fuzz numbers too) are
+# worked out when the day's queues are gathered, then each time a pick finds its item without
+# them, for it and the items after it (see _prime). Python's fuzz numbers drawn together cost
+# some 13 us each, one alone some 45; a card id takes 1 us in a batch, 8 us alone in a pick.
 _PRIMED_FIRST = 64
 _PRIMED = 256
 _KEPT_DAYS = 1024  # study days computed ahead when a queue is gathered (StudyDays.keep_days)
@@ -258,7 +259,7 @@ class _Today:
     main_order: dict[str, int] | None = None
     main_head: str | None = None  # the first of it at the last build
     main_next: int = 0  # the place the next item to join the main queue takes (after all before it)
-    primed: bool = False  # the fuzz numbers of today's first items drawn (see ReviewSession._prime)
+    primed: bool = False  # today's first items' fuzz needs worked out (see ReviewSession._prime)
 
 
 @dataclass
@@ -921,8 +922,8 @@ class ReviewSession:
 
     def _prime(self, gathered: Gathered, count: int, first: ItemRow | None = None,
                scheduler: ReviewScheduler | None = None) -> None:
-        """Draw in one go the fuzz numbers of ``first`` and of the next ``count`` items of each
-        of the day's queues (the items shown next; answered ones have left them)."""
+        """Work out in one go what the fuzz of ``first`` and of the next ``count`` items of each
+        of the day's queues needs (the items shown next; answered ones have left them)."""
         upcoming = ([row for row, _ in gathered.main[:count]] if gathered.main is not None else
                     [*gathered.reviews[:count], *gathered.day_learning[:count], *gathered.new[:count]])
         rows = [*([first] if first is not None else ()), *gathered.intraday[:count], *upcoming]
