@@ -483,3 +483,35 @@ def test_every_shown_item_finds_its_fuzz_numbers_drawn_with_others(tmp_path, mon
         shown += 1
         clock.advance(seconds=20)
     assert shown > 600 and alone == []
+
+
+def test_a_queue_knows_its_next_items_card_ids_once_gathered(tmp_path):
+    """A pick seeds the fuzz of its item with the item's Anki card id; the gathering works out
+    the ids of each queue's next items, and a pick past them works out the following ones."""
+    from studyapp.core import anki_ids, session as session_module
+
+    anki_ids.forget()
+    session, _, clock = session_for(tmp_path, [deck("a", 300)], BANK_ORDER, new_per_day=300)
+    first = session.next()
+    upcoming = [key for key, _ in session.upcoming()]
+    primed = session_module._PRIMED_FIRST
+    assert all(anki_ids.known(key) for key in upcoming[:primed])
+    assert not any(anki_ids.known(key) for key in upcoming[primed + 1:])  # no more than the next ones
+    assert session.scheduler.primed(first.key, first.state)
+    assert not session.scheduler.primed(upcoming[primed + 1], first.state)
+    for _ in range(primed + 2):  # past the ids worked out first: the pick works out the next batch
+        session.answer(GOOD)
+        clock.advance(seconds=5)
+        session.next()
+    assert all(anki_ids.known(key) for key in upcoming[primed:primed + 100])
+
+
+def test_with_fuzz_off_no_card_id_is_worked_out(tmp_path):
+    from studyapp.core import anki_ids
+
+    anki_ids.forget()
+    session, _, _ = session_for(tmp_path, [deck("a", 30)], BANK_ORDER, fuzz=False)
+    shown = session.next()
+    session.answer(GOOD)
+    assert not anki_ids.known(shown.key)
+    assert session.scheduler.primed("a/c029/main", shown.state)  # nothing to wait for
