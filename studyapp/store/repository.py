@@ -29,7 +29,7 @@ from ..core.problems import StudyappError
 from ..core.scheduler import (FSRS_VERSION, LEARNING, NEW, NEW_STATE, RELEARNING, REVIEW, ItemState, Preview,
                               ReviewScheduler, Settings, _item_state)
 from ..core.settings import Location
-from . import schema
+from . import schema, walindex
 from .schema import guarded, write
 
 QUEUE_NEW, QUEUE_LEARNING, QUEUE_REVIEW = 0, 1, 2
@@ -171,6 +171,12 @@ class Store:
         self._seed: int | None = None
         self._cleanup: Callable[[], object] | None = None
         self._file = conn.execute("PRAGMA database_list").fetchone()[2]  # "" for a database in memory
+        # data_version's shortcut: the WAL-index header as the last PRAGMA data_version saw it
+        # (store.walindex); None until then, or when it cannot be read.
+        in_wal = self._file and str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
+        self._wal_index = walindex.open_header(self._file) if in_wal else None
+        self._seen_header: bytes | None = None
+        self._seen_version = 0
         self._open_key = schema.note_open(Path(self._file or path))
         conn.create_function("studyapp_rank", 2, rank, deterministic=True)
 
@@ -886,9 +892,30 @@ class Store:
 
     def data_version(self) -> tuple[int, int]:
         """Changes whenever anything is committed: by another connection (SQLite's
-        data_version) or through this store (its own count of write transactions)."""
+        data_version) or through this store (its own count of write transactions).
+
+        SQLite's figure is asked only when the WAL-index header moved since it was last asked
+        (or since this store's own answer, see ``_note_own_commit``): store.walindex."""
+        header = None
+        if self._wal_index is not None:
+            header = walindex.read_header(self._wal_index)
+            if header is not None and header == self._seen_header:
+                return self._seen_version, self.writes
         with self.guarded():
-            return self._version_cursor.execute("PRAGMA data_version").fetchone()[0], self.writes
+            version = self._version_cursor.execute("PRAGMA data_version").fetchone()[0]
+        # The header read before the PRAGMA: a commit between the two moves it again.
+        self._seen_header = header if walindex.change_counter(header) is not None else None
+        self._seen_version = version
+        return version, self.writes
+
+    def _note_own_commit(self) -> None:
+        """After a transaction of this store that changed rows: when the header moved by that one
+        commit since data_version last looked, nobody else committed, and SQLite's data_version
+        (which leaves a connection's own commits out) is as seen; keep the new header as seen."""
+        if self._seen_header is None:
+            return
+        header = walindex.read_header(self._wal_index)
+        self._seen_header = header if walindex.after_one_commit(self._seen_header, header) else None
 
     def _write(self):
         self.writes += 1
@@ -994,6 +1021,7 @@ class Store:
                 # In the answer's transaction: an answer and its leech suspension are stored together or
                 # not at all, so an answer that failed (a busy database) can simply be given again.
                 conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
+        self._note_own_commit()  # the log row makes this a commit of its own
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
