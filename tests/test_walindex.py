@@ -87,21 +87,39 @@ def test_a_commit_just_before_the_own_answer_is_seen(tmp_path):
     assert store.data_version()[0] != before[0]
 
 
-def test_a_commit_just_after_the_own_answer_is_seen(tmp_path, monkeypatch):
+def test_a_commit_just_after_the_own_answer_is_seen(tmp_path):
     session, store, clock = _session(tmp_path)
     _answer(session, clock)
     session.next()
     before = store.data_version()
-    read = walindex.read_header
-
-    def another_commit_first(descriptor):  # lands between the answer's COMMIT and the look that follows
-        _other_commit(store, "after")
-        return read(descriptor)
-
-    monkeypatch.setattr(walindex, "read_header", another_commit_first)
     session.answer(GOOD)
-    monkeypatch.setattr(walindex, "read_header", read)
+    _other_commit(store, "after")  # between the answer's COMMIT and the look that follows
     assert store.data_version()[0] != before[0]
+
+
+def test_only_an_answer_counts_as_the_stores_own_commit(tmp_path):
+    """Another write of the store may change nothing, so count no commit: the header's move
+    then cannot be told from another connection's commit, and SQLite is asked."""
+    session, store, clock = _session(tmp_path)
+    _answer(session, clock)
+    before = store.data_version()
+    with store._write():
+        pass  # a write transaction that changed nothing
+    _other_commit(store)
+    assert store.data_version()[0] != before[0]
+
+
+def test_an_answer_and_a_write_of_its_own_since_the_look(tmp_path):
+    session, store, clock = _session(tmp_path)
+    _answer(session, clock)
+    session.next()
+    before = store.data_version()
+    session.answer(GOOD)
+    with store._write():  # changes a row: two commits of the store's own since the look
+        store.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walindex-own', '1')")
+    statements = _statements(store)
+    assert store.data_version() == (before[0], before[1] + 2)
+    assert statements == ["PRAGMA data_version"]
 
 
 def test_a_session_sees_an_answer_given_in_another_window(tmp_path):

@@ -177,6 +177,8 @@ class Store:
         self._wal_index = walindex.open_header(self._file) if in_wal else None
         self._seen_header: bytes | None = None
         self._seen_version = 0
+        self._seen_writes = 0  # self.writes when the header was seen
+        self._answered_at = -1  # self.writes as this store's last answer was stored
         self._open_key = schema.note_open(Path(self._file or path))
         conn.create_function("studyapp_rank", 2, rank, deterministic=True)
 
@@ -894,28 +896,27 @@ class Store:
         """Changes whenever anything is committed: by another connection (SQLite's
         data_version) or through this store (its own count of write transactions).
 
-        SQLite's figure is asked only when the WAL-index header moved since it was last asked
-        (or since this store's own answer, see ``_note_own_commit``): store.walindex."""
+        SQLite's figure is asked only when the WAL-index header moved (store.walindex) since it
+        was last asked, by more than this store's own answer: an answer always changes rows, so
+        its commit counts one on the header's change counter; when an answer was stored here
+        since and the counter moved by exactly one, that answer was the only commit, and
+        SQLite's figure, which leaves a connection's own commits out, is as it was. (Another
+        write of the store may have changed nothing, and counted none: only answers count.)"""
         header = None
         if self._wal_index is not None:
             header = walindex.read_header(self._wal_index)
-            if header is not None and header == self._seen_header:
-                return self._seen_version, self.writes
+            if header is not None:
+                if header == self._seen_header:
+                    return self._seen_version, self.writes
+                if self._answered_at > self._seen_writes and walindex.after_one_commit(self._seen_header, header):
+                    self._seen_header, self._seen_writes = header, self.writes
+                    return self._seen_version, self.writes
         with self.guarded():
             version = self._version_cursor.execute("PRAGMA data_version").fetchone()[0]
         # The header read before the PRAGMA: a commit between the two moves it again.
         self._seen_header = header if walindex.change_counter(header) is not None else None
-        self._seen_version = version
+        self._seen_version, self._seen_writes = version, self.writes
         return version, self.writes
-
-    def _note_own_commit(self) -> None:
-        """After a transaction of this store that changed rows: when the header moved by that one
-        commit since data_version last looked, nobody else committed, and SQLite's data_version
-        (which leaves a connection's own commits out) is as seen; keep the new header as seen."""
-        if self._seen_header is None:
-            return
-        header = walindex.read_header(self._wal_index)
-        self._seen_header = header if walindex.after_one_commit(self._seen_header, header) else None
 
     def _write(self):
         self.writes += 1
@@ -1021,7 +1022,7 @@ class Store:
                 # In the answer's transaction: an answer and its leech suspension are stored together or
                 # not at all, so an answer that failed (a busy database) can simply be given again.
                 conn.execute("UPDATE items SET suspended = 1 WHERE id = ?", (item_id,))
-        self._note_own_commit()  # the log row makes this a commit of its own
+        self._answered_at = self.writes  # (data_version) a commit of its own: the log row changed
         return log_id, before, preview
 
     def _append_log(self, item_id: int, kind: str, rating: int, time_ms: int, sched_ms: int, duration_ms: int,
