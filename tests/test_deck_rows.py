@@ -81,3 +81,64 @@ def test_a_card_without_the_fields_is_an_error_not_a_crash():
         compiled((object(),), "d/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
     with pytest.raises(TypeError):
         compiled(5, "d/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
+
+
+class _Renamed(Card):
+    """A subclass whose id is a property: the compiled pass must read it as Python does."""
+
+    __slots__ = ()
+
+    @property
+    def id(self):  # noqa: A003 - the attribute the pass reads
+        return "renamed-" + object.__getattribute__(self, "type")
+
+
+class _Plain:
+    """Not a Card at all: attributes in an instance dict, variants from a method."""
+
+    def __init__(self, index: int, kind: str) -> None:
+        self.id, self.type, self.revision, self.related = f"p{index}", kind, index, ()
+
+    def variants(self):
+        return ["forward", "backward"] if self.type == "reverse" else [MAIN]
+
+
+class _Watched(Card):
+    """A subclass that answers every attribute through __getattribute__ of its own."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name):
+        value = super().__getattribute__(name)
+        return value + 1 if name == "revision" else value
+
+
+def _as(cls, original: Card):
+    """``original``'s fields in an instance of ``cls`` (a subclass), set slot by slot."""
+    from dataclasses import fields
+
+    made = object.__new__(cls)
+    for field in fields(Card):
+        Card.__dict__[field.name].__set__(made, getattr(original, field.name))
+    return made
+
+
+def test_cards_of_other_classes_read_their_attributes_as_python_does():
+    plain = card(0, "basic")
+    renamed = _as(_Renamed, card(1, "basic", revision=3))
+    watched = _Watched(id="w", type="reverse", source=("s",), front="Q", back="A", revision=7, related=("c1",))
+    cards = (plain, renamed, _Plain(2, "reverse"), watched, card(4, "cloze"), renamed, plain)
+    ours, reference = rows_both_ways(cards)
+    assert ours == reference
+    rows = ours[0].split("\x1e")
+    assert rows[1] == "deck/renamed-basic/main\x1f3\x1f1000"  # the property, not the slot
+    assert rows[4].startswith("deck/w/forward\x1f8\x1f")  # its own __getattribute__ is asked
+    assert ours[1] is True
+
+
+def test_an_empty_slot_raises_as_python_does():
+    broken = object.__new__(Card)  # no field set: every slot empty
+    with pytest.raises(AttributeError):
+        models._deck_rows_python((broken,), "deck/")
+    with pytest.raises(AttributeError):
+        compiled((broken,), "deck/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
