@@ -142,3 +142,18 @@ def test_an_empty_slot_raises_as_python_does():
         models._deck_rows_python((broken,), "deck/")
     with pytest.raises(AttributeError):
         compiled((broken,), "deck/", MAIN, MULTI_VARIANT_TYPES, VARIANT_SLOTS)
+
+
+def test_a_decks_kept_view_does_not_keep_the_deck_alive():
+    import gc
+    import weakref
+
+    deck = Deck(id="kept", title="Kept", path=Path("/d/kept.yaml"), seed_path=None,
+                cards=tuple(card(i, "basic") for i in range(50)))
+    first = models.sync_rows(deck)
+    assert models.sync_rows(deck) is first  # kept while the deck lives: no second pass
+    gone = weakref.ref(deck)
+    del deck
+    gc.collect()
+    assert gone() is None  # the view held it only weakly...
+    assert not any(ref() is None for ref, _ in models._DECK_VIEWS.values())  # ...and left with it

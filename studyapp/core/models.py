@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -147,7 +148,8 @@ class Card:
         return [self, *(text for language, text in self.texts.items() if language != self.language)]
 
 
-@dataclass(frozen=True, slots=True)
+# weakref_slot: the deck views kept for opening sessions (_DECK_VIEWS) must not keep decks alive.
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Deck:
     id: str
     title: str
@@ -257,10 +259,10 @@ def has_links(deck: Deck) -> bool:
 
 def _deck_view(deck: Deck) -> tuple[str, str, bool]:
     # What opening a session needs from every card, in one pass. Decks are immutable: a deck
-    # object's view is kept (the last few decks), so that every session on the same loaded decks
+    # object's view is kept while the deck lives, so that every session on the same loaded decks
     # after the first costs a look-up, not a pass over the cards (a second at a million cards).
     found = _DECK_VIEWS.get(id(deck))
-    if found is not None and found[0] is deck:
+    if found is not None and found[0]() is deck:
         return found[1]
     prefix = f"{deck.id}/"
     if _compiled_rows is not None:
@@ -270,10 +272,16 @@ def _deck_view(deck: Deck) -> tuple[str, str, bool]:
         text, linked = _deck_rows_python(deck.cards, prefix)
         data = text.encode()
     view = (text, f"{SYNC_VERSION}:{hashlib.blake2b(data, digest_size=16).hexdigest()}", linked)
-    if len(_DECK_VIEWS) >= 256:
-        _DECK_VIEWS.pop(next(iter(_DECK_VIEWS)))
-    _DECK_VIEWS[id(deck)] = (deck, view)  # the deck held: its id is not reused meanwhile
+    key = id(deck)
+    _DECK_VIEWS[key] = (weakref.ref(deck, lambda gone: _forget_view(key, gone)), view)
     return view
+
+
+def _forget_view(key: int, gone: weakref.ref) -> None:
+    # The deck is gone; its id may be another deck's next, whose view is then kept instead.
+    found = _DECK_VIEWS.get(key)
+    if found is not None and found[0] is gone:
+        del _DECK_VIEWS[key]
 
 
 def _deck_rows_python(cards: tuple[Card, ...], prefix: str) -> tuple[str, bool]:
@@ -300,6 +308,8 @@ try:
 except ImportError:  # an install that could not compile it
     _compiled_rows = None
 
-_DECK_VIEWS: dict[int, tuple[Deck, tuple[str, str, bool]]] = {}
+# id(deck) -> (a weak reference to the deck, its view). Held strongly (the last 256 decks, as
+# before), replaced deck objects stayed in memory with all their cards after every reload.
+_DECK_VIEWS: dict[int, tuple[weakref.ref, tuple[str, str, bool]]] = {}
 # Part of every fingerprint the store keeps: a new version makes every deck sync again.
 SYNC_VERSION = 2
