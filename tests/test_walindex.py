@@ -77,23 +77,24 @@ def test_another_processs_commit_is_seen(tmp_path):
     assert store.data_version()[0] != before[0]
 
 
-def test_a_commit_just_before_the_own_answer_is_seen(tmp_path):
-    session, store, clock = _session(tmp_path)
-    _answer(session, clock)
-    session.next()  # the pick looks (data_version)
-    before = store.data_version()
-    _other_commit(store)  # after the store last looked, before its answer's transaction
-    session.answer(GOOD)
-    assert store.data_version()[0] != before[0]
-
-
-def test_a_commit_just_after_the_own_answer_is_seen(tmp_path):
+def _shown_and_looked(tmp_path):
+    """A session past its first answer, its next item shown: the pick has looked (data_version)."""
     session, store, clock = _session(tmp_path)
     _answer(session, clock)
     session.next()
-    before = store.data_version()
+    return session, store, store.data_version()
+
+
+@pytest.mark.parametrize("when", ["before the answer", "after the answer"])
+def test_a_commit_next_to_the_own_answer_is_seen(tmp_path, when):
+    """Another connection's commit after the store last looked: before its answer's transaction,
+    or between the answer's COMMIT and the look that follows."""
+    session, store, before = _shown_and_looked(tmp_path)
+    if when == "before the answer":
+        _other_commit(store)
     session.answer(GOOD)
-    _other_commit(store, "after")  # between the answer's COMMIT and the look that follows
+    if when == "after the answer":
+        _other_commit(store)
     assert store.data_version()[0] != before[0]
 
 
@@ -110,10 +111,7 @@ def test_only_an_answer_counts_as_the_stores_own_commit(tmp_path):
 
 
 def test_an_answer_and_a_write_of_its_own_since_the_look(tmp_path):
-    session, store, clock = _session(tmp_path)
-    _answer(session, clock)
-    session.next()
-    before = store.data_version()
+    session, store, before = _shown_and_looked(tmp_path)
     session.answer(GOOD)
     with store._write():  # changes a row: two commits of the store's own since the look
         store.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('walindex-own', '1')")
