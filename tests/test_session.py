@@ -14,7 +14,7 @@ from studyapp.core.problems import StudyappError
 from studyapp.core.scheduler import AGAIN, EASY, GOOD, HARD, DeckLimits
 from studyapp.core.session import CRAM_QUEUE, LEARNING_QUEUE, NEW_QUEUE, REVIEW_QUEUE, ReviewSession
 
-from engine_support import BANK_ORDER, SETTINGS, T0, card, deck, dump, store_at
+from engine_support import BANK_ORDER, SETTINGS, T0, card, deck, dump, store_at, use_scheduling_copy
 
 
 def session_for(tmp_path, decks, presets=None, **settings):
@@ -463,7 +463,7 @@ def test_every_shown_item_finds_its_fuzz_numbers_drawn_with_others(tmp_path, mon
     The Python copy's concern: the compiled one (core/_speedups.c) draws each when asked."""
     from studyapp.core import anki_random
 
-    monkeypatch.setattr(anki_random, "_compiled_first_block", None)
+    use_scheduling_copy(monkeypatch, "python")  # every fuzz number from the Python blocks
 
     store, clock = store_at(tmp_path)
     plenty = replace(SETTINGS, new_per_day=900, reviews_per_day=9999)
