@@ -124,12 +124,10 @@ def prime(seeds: Iterable[int]) -> None:
     every state word of all the seeds is one Python integer, one 64-bit lane per seed (the
     low 32 bits used, the rest room for the carry of an addition, masked off after it), so
     each statement of the rounds runs over every seed in C: a few microseconds per seed.
+    Only the Python copy needs it (ReviewScheduler.prime): the compiled one (core/_speedups.c)
+    computes each fuzz number when it is asked for.
     """
     todo = list(dict.fromkeys(seed & _MASK64 for seed in seeds if (seed & _MASK64) not in _FIRST_BLOCKS))
-    if _compiled_first_block is not None:  # a fraction of a microsecond a seed (core/_speedups.c)
-        for seed in todo:
-            _remember(seed, _compiled_first_block(seed))
-        return
     for start in range(0, len(todo), _LANES):
         _prime_lanes(todo[start:start + _LANES])
 
