@@ -530,6 +530,43 @@ def test_list_counts_cards_added_since_the_last_session_one_item_a_card(tmp_path
     assert deck_counts([grown], location(tmp_path))["a"][0] == 3
 
 
+def test_an_older_databases_retired_index_is_dropped_and_the_queue_stays_the_same(tmp_path):
+    """items_queue_due (queue, due_ms) is gone from new databases, and an older database that has
+    it loses it on its next writable open (a read-only one leaves it): an answer then moves one
+    due index entry, not two. The due reviews come out in the same order either way."""
+    store, clock = store_at(tmp_path)
+    decks = [deck("a", 4), deck("b", 4)]
+    _answer_some(store, clock, decks, [GOOD, GOOD, EASY, EASY, GOOD, EASY, HARD, EASY] * 3)
+    clock.advance(days=40)
+    path = store.path
+
+    def indexes(conn) -> set[str]:
+        return {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+
+    assert "items_queue_due" not in indexes(store.conn) and "items_deck_due" in indexes(store.conn)
+    order = [shown.key for shown in _shown_in_turn(store, clock, decks)]
+    store.conn.execute("CREATE INDEX items_queue_due ON items (queue, due_ms)")  # as schema 6 made it
+    store.close()
+    with open_store(location(tmp_path), clock=clock, readonly=True) as reader:
+        assert "items_queue_due" in indexes(reader.conn)
+    reopened = open_store(location(tmp_path), clock=clock)
+    assert reopened.path == path and "items_queue_due" not in indexes(reopened.conn)
+    assert [shown.key for shown in _shown_in_turn(reopened, clock, decks)] == order and len(order) > 4
+    reopened.close()
+
+
+def _shown_in_turn(store, clock, decks) -> list:
+    """Every item a session shows today, each buried once shown (nothing is answered)."""
+    session = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)
+    shown = []
+    while (item := session.next()) is not None:
+        shown.append(item)
+        session.bury()
+    for _ in shown:
+        session.undo()
+    return shown
+
+
 def test_a_buried_review_is_not_counted_as_due_anywhere(tmp_path):
     """One visibility rule (present, not suspended, not buried today) for the queue, the deck
     list and the stats table: a learner who buries a due review sees one fewer everywhere."""

@@ -48,7 +48,7 @@ END;"""
 # were (item_id, id) and (time_ms): every query that used those uses these the same way, and an
 # answer writes no more entries than before. An index is no schema change
 # (any version reads and keeps it), so an older database gets the wider ones on its next
-# writable open (``widen_log_indexes``), not through a migration; until then its readers only
+# writable open (``settle_indexes``), not through a migration; until then its readers only
 # go slower.
 LOG_INDEXES = {
     "review_log_item": "CREATE INDEX review_log_item ON review_log (item_id, id, kind, rating, last_interval, "
@@ -57,26 +57,42 @@ LOG_INDEXES = {
 }
 
 
-def widen_log_indexes(conn: sqlite3.Connection) -> None:
-    """Put LOG_INDEXES in place of older definitions of the same indexes (one transaction)."""
-    if has_wide_log_indexes(conn):
+# Indexes that older databases have and nothing reads any more, dropped on the next writable open
+# like the log's indexes are widened. ``items_queue_due`` (queue, due_ms) streamed the due items of
+# every deck in due order; items_deck_due serves the same queries (one range a deck, a sort of the
+# day's due items, as Anki's one ix_cards_sched does), and every answer moved the item's entry in
+# both: two of the ten pages an answer wrote, some 10 us of it.
+RETIRED_INDEXES = ("items_queue_due",)
+
+
+def settle_indexes(conn: sqlite3.Connection) -> None:
+    """Put LOG_INDEXES in place of older definitions of the same indexes, and drop RETIRED_INDEXES
+    (one transaction)."""
+    if _indexes_settled(_index_sql(conn)):
         return
     with write(conn):
-        current = _log_index_sql(conn)  # read again under the write lock: another process may have widened them
+        current = _index_sql(conn)  # read again under the write lock: another process may have widened them
         for name, sql in LOG_INDEXES.items():
             if current.get(name) != sql:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
                 conn.execute(sql)
+        for name in RETIRED_INDEXES:
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def has_wide_log_indexes(conn: sqlite3.Connection) -> bool:
-    current = _log_index_sql(conn)
+    current = _index_sql(conn)
     return all(current.get(name) == sql for name, sql in LOG_INDEXES.items())
 
 
-def _log_index_sql(conn: sqlite3.Connection) -> dict[str, str]:
-    """The SQL of the review log's indexes named in LOG_INDEXES, as the database holds it."""
-    names = ",".join(f"'{name}'" for name in LOG_INDEXES)
+def _indexes_settled(current: dict[str, str]) -> bool:
+    return (all(current.get(name) == sql for name, sql in LOG_INDEXES.items())
+            and not any(name in current for name in RETIRED_INDEXES))
+
+
+def _index_sql(conn: sqlite3.Connection) -> dict[str, str]:
+    """The SQL of the indexes named in LOG_INDEXES and RETIRED_INDEXES, as the database holds it."""
+    names = ",".join(f"'{name}'" for name in (*LOG_INDEXES, *RETIRED_INDEXES))
     return dict(conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ({names})"))
 
 
@@ -126,9 +142,8 @@ CREATE TABLE items (
     flagged_ms INTEGER,
     created_ms INTEGER NOT NULL
 );
--- Queues: what is due across decks, earliest first; per-deck counts and new items in bank
--- order read only these (covering) indexes.
-CREATE INDEX items_queue_due ON items (queue, due_ms);
+-- Queues: each deck's due items by due time, and its new items in bank order; the counts read
+-- only these (covering) indexes.
 CREATE INDEX items_deck_due ON items (deck_id, queue, due_ms, present, suspended, buried_day);
 CREATE INDEX items_deck_new ON items (deck_id, queue, position, present, suspended, buried_day);
 
@@ -649,7 +664,7 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
     if version < SCHEMA_VERSION:
         migrate(conn, path, version)
         version = SCHEMA_VERSION
-    widen_log_indexes(conn)
+    settle_indexes(conn)
     return version
 
 
