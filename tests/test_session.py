@@ -515,3 +515,41 @@ def test_with_fuzz_off_no_card_id_is_worked_out(tmp_path):
     session.answer(GOOD)
     assert not anki_ids.known(shown.key)
     assert session.scheduler.primed("a/c029/main", shown.state)  # nothing to wait for
+
+
+def test_study_days_left_for_later_are_kept_when_asked_and_the_session_shows_the_same(tmp_path, monkeypatch):
+    """The terminal app's first pick leaves the 1,024 study days ahead to keep_study_days, called once
+    its card is out: the pick works out only the days its own previews need, shows what a session
+    that kept them shows, and the days are all kept once asked for; another day's first gathering
+    keeps its own again."""
+    from studyapp.core import scheduler as scheduler_module
+    from studyapp.core.session import _KEPT_DAYS
+
+    decks = [deck("a", 8)]
+    session, store, clock = session_for(tmp_path, decks, fuzz=True)
+    answer_all(session, clock, rating=GOOD)
+    next_morning(session, clock)
+    next_morning(session, clock)
+
+    def first_pick(**options):
+        monkeypatch.setattr(scheduler_module, "_SHARED_WINDOWS", {})  # as in a new process
+        opened = ReviewSession(store, decks, clock=clock, settings=session.settings, **options)
+        return opened, opened.next()
+
+    kept, shown = first_pick()
+    later, shown_later = first_pick(study_days_later=True)
+    assert shown_later.key == shown.key and shown_later.previews == shown.previews
+    days = later.scheduler.days
+    today = days.day_of(clock.now_ms())
+    ahead = range(today, today + _KEPT_DAYS)
+    assert all(day in kept.scheduler.days._windows for day in ahead)
+    assert 0 < sum(day in days._windows for day in ahead) < _KEPT_DAYS // 4
+    later.keep_study_days()
+    assert all(day in days._windows for day in ahead)
+    later.answer(GOOD)
+    next_morning(later, clock)
+    monkeypatch.setattr(scheduler_module, "_SHARED_WINDOWS", {})
+    later.scheduler.days._windows.clear()  # the session's StudyDays holds the dict it was made with
+    assert later.next() is not None
+    assert all(day in days._windows for day in range(today + 1, today + 1 + _KEPT_DAYS))
+    store.close()

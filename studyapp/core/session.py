@@ -282,10 +282,14 @@ class ReviewSession:
     def __init__(self, store: Store, decks: Iterable[Deck], *, clock: Clock | None = None,
                  settings: Settings | None = None, cram: bool = False,
                  deck_ids: Sequence[str] | None = None, presets: Presets | None = None,
-                 custom: CustomStudy | None = None, groups: Mapping[tuple[str, str], str] | None = None) -> None:
+                 custom: CustomStudy | None = None, groups: Mapping[tuple[str, str], str] | None = None,
+                 study_days_later: bool = False) -> None:
         """``groups``: the linked decks' sibling groups (``queue.group_keys``), when the caller knows them
         and that the store is in step with the decks (``Store.synced``): the decks then need only their
-        ids (a ``core.decksummary.DeckSummary`` will do) for ``deck_counts``, and nothing is synced."""
+        ids (a ``core.decksummary.DeckSummary`` will do) for ``deck_counts``, and nothing is synced.
+        ``study_days_later``: the first pick leaves the study days ahead to ``keep_study_days``, which
+        the caller calls once that pick is shown (the terminal app: its first card waited for them)."""
+        self._study_days_later = study_days_later
         self.store = store
         self.clock = clock or store.clock
         self.settings = settings or store.load_settings()
@@ -920,6 +924,13 @@ class ReviewSession:
             self._group_cards = counts
         return self._group_cards.get(self._group(row), 0) == 1
 
+    def keep_study_days(self) -> None:
+        """Work out the study days the intervals of today's items land on, _KEPT_DAYS from today in
+        one pass (StudyDays.keep_days: a few milliseconds, kept for every later session of the
+        process). Without them each pick works out the new days of its previews one by one."""
+        days = self.scheduler.days
+        days.keep_days(days.day_of(self.clock.now_ms()), _KEPT_DAYS)
+
     def _prime(self, gathered: Gathered, count: int, first: ItemRow | None = None,
                scheduler: ReviewScheduler | None = None) -> None:
         """Work out in one go what the fuzz of ``first`` and of the next ``count`` items of each
@@ -947,8 +958,10 @@ class ReviewSession:
                 if not cached.primed:
                     cached.primed = True
                     self._prime(gathered, _PRIMED_FIRST)
-                    # The study days their intervals land on (shared by every session of the process).
-                    days.keep_days(today, _KEPT_DAYS)
+                    if self._study_days_later:
+                        self._study_days_later = False  # the first gathering's only: another day keeps its own
+                    else:  # the days their intervals land on
+                        days.keep_days(today, _KEPT_DAYS)
         picked = gathered.first(now, now + self._learn_ahead_ms())
         if picked[0] is not None and self._keep_gathered:
             row = picked[0][0]

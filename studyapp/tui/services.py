@@ -234,9 +234,10 @@ class Services:
                 self._store = open_store(self.location, clock=self.clock)
             return self._store
 
-    def session(self, deck_ids: Sequence[str] = (), *, cram: bool = False, custom=None) -> ReviewSession:
+    def session(self, deck_ids: Sequence[str] = (), *, cram: bool = False, custom=None,
+                study_days_later: bool = False) -> ReviewSession:
         """A review (or cram, or custom study: core.queue.CustomStudy) session over these decks
-        (all when none); blocking."""
+        (all when none); blocking. ``study_days_later``: as ReviewSession's."""
         from ..core.session import ReviewSession
 
         decks = self.decks(deck_ids)
@@ -244,7 +245,7 @@ class Services:
         curriculum = self.curriculum()
         with self.lock:
             return ReviewSession(store, decks, clock=self.clock, cram=cram, custom=custom,
-                                 presets=_scheduling_presets(store, curriculum))
+                                 presets=_scheduling_presets(store, curriculum), study_days_later=study_days_later)
 
     def overview(self) -> ReviewSession:
         """A session over every deck, kept for the home, browse and stats screens (never answered)."""

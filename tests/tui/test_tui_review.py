@@ -46,6 +46,22 @@ async def test_reveal_grade_and_space_after_reveal_means_good(harness):
                                  ("ui-sample/speed-cloze/c1", 4, "review")]
 
 
+async def test_the_study_days_ahead_are_worked_out_once_the_first_card_is_out(harness, monkeypatch):
+    """The first card does not wait for the 1,024 study days its session keeps (a few ms of the
+    start-up); they are worked out in the background once it is on screen."""
+    from studyapp.core import scheduler as scheduler_module
+    from studyapp.core.session import _KEPT_DAYS
+
+    monkeypatch.setattr(scheduler_module, "_SHARED_WINDOWS", {})  # as in a new process
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        days = screen.session.scheduler.days
+        today = days.day_of(app.services.clock.now_ms())
+        await wait_for(pilot, lambda: all(day in days._windows for day in range(today, today + _KEPT_DAYS)),
+                       "the study days ahead")
+
+
 async def test_grade_keys_do_nothing_before_the_reveal_on_a_basic_card(harness):
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:

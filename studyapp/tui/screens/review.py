@@ -101,7 +101,9 @@ class ReviewScreen(AppScreen):
     def _open(self) -> None:
         services = self.app.services
         try:
-            session = services.session(self.deck_ids, cram=self.cram)
+            # The study days ahead once the first card is out (_first_card_out): it waited some
+            # milliseconds for them, and its own previews need only a few.
+            session = services.session(self.deck_ids, cram=self.cram, study_days_later=True)
             with services.lock:
                 shown = session.next()
         except StudyappError as error:
@@ -112,7 +114,15 @@ class ReviewScreen(AppScreen):
     def _opened(self, session, shown) -> None:
         self.session = session
         self._show(shown)
-        self.call_after_refresh(self.app.first_screen_ready)
+        self.call_after_refresh(self._first_card_out)
+
+    def _first_card_out(self) -> None:
+        self.app.first_screen_ready()
+        self.run_worker(self._keep_study_days, thread=True, name="review-days", exit_on_error=False)
+
+    def _keep_study_days(self) -> None:
+        with self.services.lock:
+            self.session.keep_study_days()
 
     # ------------------------------------------------------------ drawing
 
