@@ -32,6 +32,8 @@ MORE_NEW = 10
 AHEAD_DAYS = 7
 FORGOTTEN_DAYS = 1
 GRADE_NAMES = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+# From the first card's frame to working out the study days ahead (ReviewSession.keep_study_days).
+STUDY_DAYS_AFTER_S = 0.1
 # Another process holding the database's write lock (F10): how long a grade waits on the UI thread
 # before it is handed to a worker, how long each of the worker's tries waits, and when it gives up.
 FIRST_TRY_MS = 250
@@ -118,7 +120,10 @@ class ReviewScreen(AppScreen):
 
     def _first_card_out(self) -> None:
         self.app.first_screen_ready()
-        self.run_worker(self._keep_study_days, thread=True, name="review-days", exit_on_error=False)
+        # Not at once: Textual's output thread is still writing the card's frame, and needs the
+        # interpreter lock that working the days out holds (as the cycle collector's first pass did).
+        self.set_timer(STUDY_DAYS_AFTER_S, lambda: self.run_worker(
+            self._keep_study_days, thread=True, name="review-days", exit_on_error=False))
 
     def _keep_study_days(self) -> None:
         with self.services.lock:
