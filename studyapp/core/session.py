@@ -259,6 +259,8 @@ class _Today:
     main_order: dict[str, int] | None = None
     main_head: str | None = None  # the first of it at the last build
     main_next: int = 0  # the place the next item to join the main queue takes (after all before it)
+    day: int = 0  # the study day, and the start of the next (set by ReviewSession._today)
+    day_end: int = 0
     primed: bool = False  # today's first items' fuzz needs worked out (see ReviewSession._prime)
 
 
@@ -768,9 +770,10 @@ class ReviewSession:
             group = self._groups.get((deck_id, card_id), sibling_key)
             for key, state in answered.items():
                 reviewed.setdefault(group, {}).setdefault(key, state)
+        end = days.end_ms(today)
         self._today_cache = _Today(day_start_ms, version, self.store.done_since(day_start_ms), reviewed,
-                                   self.store.due_counts(self.deck_ids, 2, days.end_ms(today), today),
-                                   self.store.limit_extensions(today))
+                                   self.store.due_counts(self.deck_ids, 2, end, today),
+                                   self.store.limit_extensions(today), day=today, day_end=end)
         return self._today_cache
 
     def _remember_answer(self, before: ItemRow, after: ItemState, time_ms: int) -> None:
@@ -779,9 +782,9 @@ class ReviewSession:
         if cached is None:
             return
         days = self.scheduler.days
-        day = days.day_of(time_ms)
-        if days.start_ms(day) != cached.day_start:
+        if not cached.day_start <= time_ms < cached.day_end:  # answered on another day than the one kept
             return
+        day = cached.day
         # Still exact only if the one write since the last read was this answer. A commit by another
         # connection since that read changes data_version: the next pick (``_today``) sees it
         # and reads the day again, so the patched copy kept here is never used then.
@@ -800,7 +803,7 @@ class ReviewSession:
             # Not the head of the queue (shown before the day turned, or from another build):
             # Anki rebuilds its queues then (queue/mod.rs pop_entry), and so the mix is spread afresh.
             cached.main_order = None
-        end = days.end_ms(day)
+        end = cached.day_end
         if cached.main_order is not None:
             cached.main_order.pop(before.key, None)  # answered: off the queue, as Anki pops it
             intraday = after.in_learning and days.day_of(after.due_ms or 0) <= day

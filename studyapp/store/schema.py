@@ -23,9 +23,8 @@ import os
 import sqlite3
 import struct
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from ..core.problems import StudyappError
 
@@ -696,19 +695,27 @@ def migrate(conn: sqlite3.Connection, path: Path, version: int, *, target: int |
     return backup
 
 
-@contextmanager
-def write(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+class write:  # noqa: N801 - used as a function: ``with write(conn):``
     """One write transaction. BEGIN IMMEDIATE takes the write lock up front, so two
-    processes wait for each other (busy_timeout) instead of failing on a lock upgrade."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    else:
-        conn.execute("COMMIT")
+    processes wait for each other (busy_timeout) instead of failing on a lock upgrade.
+
+    A class rather than a generator context manager, as ``guarded``: every answer is one."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        if kind is None:
+            self.conn.execute("COMMIT")
+        elif self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+        return False
 
 
 def quick_check(conn: sqlite3.Connection, path: Path, *, shown_as: Path | None = None) -> None:
