@@ -54,12 +54,18 @@ async def test_the_study_days_ahead_are_worked_out_once_the_first_card_is_out(ha
 
     monkeypatch.setattr(scheduler_module, "_SHARED_WINDOWS", {})  # as in a new process
     app = harness.app("study", ["ui-sample"])
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_review(pilot)
-        days = screen.session.scheduler.days
+
+    def days_kept() -> int:
+        days = app.screen.session.scheduler.days
         today = days.day_of(app.services.clock.now_ms())
-        await wait_for(pilot, lambda: all(day in days._windows for day in range(today, today + _KEPT_DAYS)),
-                       "the study days ahead")
+        return sum(day in days._windows for day in range(today, today + _KEPT_DAYS))
+
+    kept_when_shown = []
+    app.when_first_screen_ready.insert(0, lambda: kept_when_shown.append(days_kept()))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_review(pilot)
+        await wait_for(pilot, lambda: days_kept() == _KEPT_DAYS, "the study days ahead")
+    assert len(kept_when_shown) == 1 and kept_when_shown[0] < _KEPT_DAYS // 4
 
 
 async def test_grade_keys_do_nothing_before_the_reveal_on_a_basic_card(harness):
