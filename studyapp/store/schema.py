@@ -80,13 +80,15 @@ def settle_indexes(conn: sqlite3.Connection) -> None:
 
 
 def has_wide_log_indexes(conn: sqlite3.Connection) -> bool:
-    current = _index_sql(conn)
+    return _log_indexes_wide(_index_sql(conn))
+
+
+def _log_indexes_wide(current: dict[str, str]) -> bool:
     return all(current.get(name) == sql for name, sql in LOG_INDEXES.items())
 
 
 def _indexes_settled(current: dict[str, str]) -> bool:
-    return (all(current.get(name) == sql for name, sql in LOG_INDEXES.items())
-            and not any(name in current for name in RETIRED_INDEXES))
+    return _log_indexes_wide(current) and not any(name in current for name in RETIRED_INDEXES)
 
 
 def _index_sql(conn: sqlite3.Connection) -> dict[str, str]:
