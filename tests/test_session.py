@@ -384,6 +384,77 @@ def test_an_item_left_on_screen_for_days_keeps_its_buttons_and_the_counts_stay_r
     assert session.upcoming() == fresh.upcoming()
 
 
+def _with_reviews_due(store, clock, seed: int, share: float = 0.8) -> None:
+    """Most items of the store made reviews due over the last month, a few due later today."""
+    import random
+
+    rng = random.Random(seed)
+    now = clock.now_ms()
+    with store.guarded():
+        for (item_id,) in store.conn.execute("SELECT id FROM items ORDER BY id").fetchall():
+            if rng.random() > share:
+                continue
+            due = now - rng.randrange(0, 30) * 86_400_000 + rng.randrange(-3, 2) * HOUR_MS
+            store.conn.execute("UPDATE items SET queue = 2, state = 'review', stability = ?, difficulty = 5, "
+                               "due_ms = ?, last_review_ms = ?, interval = ?, reps = 3 WHERE id = ?",
+                               (rng.uniform(2, 40), due, due - 10 * 86_400_000, 10, item_id))
+
+
+@pytest.mark.parametrize("reviews_per_day", [9999, 7])
+def test_the_days_first_gathering_reads_the_due_reviews_it_will_walk_in_one_read(tmp_path, monkeypatch,
+                                                                                 reviews_per_day):
+    """The walk of the day's reviews goes on to the overall limit: the first read takes as many as the
+    day's count says are due (up to the limit and a margin), so that it is not read a second time from
+    the start, and a read of every one of them takes the full rows at once. The queue is the one a
+    session reading them a few at a time builds."""
+    from studyapp.core import session as session_module
+
+    decks = [deck("a", 60), deck("b", 50)]
+    _, store, clock = session_for(tmp_path, decks)
+    _with_reviews_due(store, clock, seed=4)
+    settings = replace(SETTINGS, reviews_per_day=reviews_per_day, new_per_day=0)
+    monkeypatch.setattr(session_module, "_FIRST_REVIEW_ROWS", 16)  # fewer than are due
+    reads: list[tuple[int, bool]] = []
+
+    def count_reads(of_store) -> None:
+        reviews_due = of_store.reviews_due
+
+        def counted(deck_ids, before_ms, today, limit, *args, **kwargs):
+            reads.append((limit, kwargs.get("whole", False)))
+            return reviews_due(deck_ids, before_ms, today, limit, *args, **kwargs)
+
+        monkeypatch.setattr(of_store, "reviews_due", counted)
+
+    count_reads(store)
+    session = ReviewSession(store, decks, clock=clock, settings=settings)
+    first = session.next()
+    due = sum(session._today(session._today_cache.day_start).review_due.values())
+    assert due > 60
+    if reviews_per_day > due:
+        assert reads == [(due + 1, True)]
+    else:  # the limit and the margin: not all of them, and not in full rows
+        assert reads == [(reviews_per_day + 16 + 1, False)]
+    shown = answer_all(session, clock)
+    assert shown[0] == first.key
+
+    # The same day, the reviews read 16 at a time (each read from the start, twice as many again).
+    reads.clear()
+    _, store_b, clock_b = session_for(tmp_path / "b", decks)
+    _with_reviews_due(store_b, clock_b, seed=4)
+    count_reads(store_b)
+    def a_few_at_a_time(self, cached):
+        if cached.reviews is None:
+            cached.reviews = self._reviews_of(cached, self.deck_ids, 16)
+        return cached.reviews
+
+    monkeypatch.setattr(ReviewSession, "_reviews", a_few_at_a_time)
+    step_by_step = ReviewSession(store_b, decks, clock=clock_b, settings=settings)
+    assert answer_all(step_by_step, clock_b) == shown
+    assert not any(whole for _, whole in reads)
+    assert len(reads) > 2 if reviews_per_day > due else len(reads) == 1  # the walk read past its first rows
+    assert len(shown) == min(due, reviews_per_day)
+
+
 def test_each_decks_count_reads_its_own_reviews_and_counts_as_the_queue_of_every_deck_would(tmp_path, monkeypatch):
     """The deck list's counts (deck_progress) read each deck's own due reviews: the same rows in the same
     order as that deck's in the queue of every deck, which they used to walk. Counted both ways, with a big

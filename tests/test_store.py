@@ -165,6 +165,39 @@ def test_progress_of_cards_that_leave_a_deck_is_kept(tmp_path):
     assert back.present and back.state == kept.state
 
 
+def test_reviews_due_read_whole_gives_the_rows_the_reads_by_id_give(tmp_path):
+    """``reviews_due(whole=True)`` (every due row in full, sorted in Python) returns exactly what the
+    read of ids and then rows by id returns, for any first row and count: due days, ranks within a
+    day, a hidden item left out."""
+    import random
+
+    from studyapp.core.queue import rank
+
+    store, clock = store_at(tmp_path)
+    ReviewSession(store, [deck("a", 80), deck("b", 40)], clock=clock, settings=SETTINGS)
+    rng = random.Random(3)
+    now = clock.now_ms()
+    day_ms = 86_400_000
+    with store.guarded():
+        for (item_id,) in store.conn.execute("SELECT id FROM items ORDER BY id").fetchall():
+            due = now - rng.randrange(0, 6) * day_ms + rng.randrange(-5, 5) * 3_600_000
+            store.conn.execute("UPDATE items SET queue = 2, state = 'review', stability = 9, difficulty = 5, "
+                               "due_ms = ?, last_review_ms = ?, interval = 5, reps = 2, suspended = ? WHERE id = ?",
+                               (due, due - 5 * day_ms, int(item_id % 17 == 0), item_id))
+    days = ReviewSession(store, [deck("a", 80), deck("b", 40)], clock=clock, settings=SETTINGS).scheduler.days
+    today = days.day_of(now)
+    end = days.end_ms(today)
+    every = store.reviews_due(["a", "b"], end, today, 1000, day_of=days.day_of, seed=11)
+    assert 90 < len(every) < 120  # a few due tomorrow, the suspended ones left out
+    assert [(days.day_of(r.state.due_ms), rank(11, r.key)) for r in every] == sorted(
+        (days.day_of(r.state.due_ms), rank(11, r.key)) for r in every)
+    for limit, offset in [(1000, 0), (len(every), 0), (10, 0), (7, 30), (50, len(every) - 3), (5, 500)]:
+        for decks in (["a", "b"], ["b"]):
+            by_id = store.reviews_due(decks, end, today, limit, offset, day_of=days.day_of, seed=11)
+            whole = store.reviews_due(decks, end, today, limit, offset, day_of=days.day_of, seed=11, whole=True)
+            assert whole == by_id, (limit, offset, decks)
+
+
 @pytest.mark.parametrize("change", ["none", "revision", "moved", "removed", "added", "reverse", "cloze", "left",
                                     "empty", "shifted", "stored-revision"])
 def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, change):

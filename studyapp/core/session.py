@@ -1046,7 +1046,16 @@ class ReviewSession:
 
     def _reviews(self, cached: _Today) -> _Rows:
         if cached.reviews is None:
-            cached.reviews = self._reviews_of(cached, self.deck_ids)
+            if self.custom is None:
+                # The walk reads every review due up to the overall limit (and past it for the ones
+                # it skips): all of them in one read where the day's count says that is what it
+                # will want. A first read of a fixed size short of them read them all twice.
+                due = sum(cached.review_due.get(deck_id, 0) for deck_id in self.deck_ids)
+                left = self._limits_left(cached.day_start, cached)[1]["*"]
+                first = min(due, left + _FIRST_REVIEW_ROWS) + 1
+                cached.reviews = self._reviews_of(cached, self.deck_ids, first, whole_from=due + 1)
+            else:
+                cached.reviews = self._reviews_of(cached, self.deck_ids)
         return cached.reviews
 
     def _deck_reviews(self, cached: _Today, deck_id: str) -> _Rows:
@@ -1060,7 +1069,9 @@ class ReviewSession:
             rows = cached.deck_reviews[deck_id] = self._reviews_of(cached, [deck_id], first)
         return rows
 
-    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str], first: int = _FIRST_REVIEW_ROWS) -> _Rows:
+    def _reviews_of(self, cached: _Today, deck_ids: Sequence[str], first: int = _FIRST_REVIEW_ROWS,
+                    whole_from: int | None = None) -> _Rows:
+        """``whole_from``: from how many rows a read wants every row due (see Store.reviews_due)."""
         days = self.scheduler.days
         today = days.day_of(cached.day_start)
         # Review ahead (custom study): what falls due in the next days too.
@@ -1068,7 +1079,8 @@ class ReviewSession:
         end = days.end_ms(today + ahead)
         seed = self.seed
         # Anki's default review order ("Day"): by due day, at random within a day.
-        return _Rows(lambda n: self.store.reviews_due(deck_ids, end, today, n, day_of=days.day_of, seed=seed),
+        return _Rows(lambda n: self.store.reviews_due(deck_ids, end, today, n, day_of=days.day_of, seed=seed,
+                                                      whole=whole_from is not None and n >= whole_from),
                      lambda row: (days.day_of(row.state.due_ms or 0), rank(seed, row.key)),
                      # A walk reads every review due up to the limit: read them in one go.
                      first=first)
