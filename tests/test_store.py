@@ -198,12 +198,31 @@ def test_reviews_due_read_whole_gives_the_rows_the_reads_by_id_give(tmp_path):
             assert whole == by_id, (limit, offset, decks)
 
 
+@pytest.mark.parametrize("reads", ["reader", "this thread"])
 @pytest.mark.parametrize("change", ["none", "revision", "moved", "removed", "added", "reverse", "cloze", "left",
                                     "empty", "shifted", "stored-revision"])
-def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, change):
+def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, monkeypatch, change, reads):
     """Without a stored fingerprint (a profile written before fingerprints, or the decks changed),
     sync compares every stored item with the deck: only an exact match skips the diff, and any
-    difference gives the same rows as a profile that never saw the old deck synced afresh."""
+    difference gives the same rows as a profile that never saw the old deck synced afresh. The
+    decks' rows are read by the second thread (a group_concat) or by this one (row by row, for
+    the decks the other has not reached): each way, all of them."""
+    import threading
+
+    aside = Store._aside
+
+    def reader_first(self, work, name):
+        if reads == "this thread":  # a reader that never reached a deck
+            worker = threading.Thread(target=lambda: None)
+            worker.start()
+        else:
+            worker = aside(self, work, name)
+            worker.join()  # every deck read before this thread looks
+        used.append(name)
+        return worker
+
+    used: list[str] = []
+
     old = [card("q1"), card("q2", "reverse"), card("q3", "cloze", clozes=3), card("q4")]
     new = {"none": old, "revision": [old[0], old[1], old[2], card("q4", revision=2)],
            "moved": [old[1], old[0], old[2], old[3]], "removed": old[:3], "added": [*old, card("q5")],
@@ -221,7 +240,15 @@ def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, chang
         store.conn.execute("UPDATE items SET revision = 7 WHERE key = 'a/q1/main'")
     store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
     writes = store.writes
+    monkeypatch.setattr(Store, "_aside", reader_first)
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
     ReviewSession(store, [deck("a", new), deck("b", 3)], clock=clock, settings=SETTINGS)
+    store.conn.set_trace_callback(None)
+    monkeypatch.undo()
+    assert used == ["sync-rows"]
+    diffed = [s for s in statements if s.startswith("SELECT key, id, revision, position, present FROM items")]
+    assert len(diffed) == (change != "none")  # decks found in step are not diffed, whoever read them
     assert (store.writes - writes == 1) == (change == "none")  # only the fingerprints, when in step
     fresh, _ = store_at(tmp_path / "two")
     ReviewSession(fresh, [deck("a", new), deck("b", 3)], clock=clock, settings=SETTINGS)
