@@ -23,6 +23,9 @@ from .services import Services
 GC_RESUME_AFTER_S = 2.0
 # How long after the first screen's frame the cycle collector comes back (first_screen_ready).
 AFTER_FIRST_SCREEN_S = 0.05
+# `studyapp study`: how long the session may take to open before the review screen is shown
+# without its card, saying it is opening (see _open_review_first).
+REVIEW_OPENING_SHOWN_AFTER_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,10 @@ class StudyApp(App[int]):
     def on_mount(self) -> None:
         # Pushed over Textual's default screen: the screens that follow replace it with
         # switch_screen, which needs a screen underneath.
-        self.push_screen(self._first_screen())
+        if self.start.screen == "study":
+            self._open_review_first()
+        else:
+            self.push_screen(self._first_screen())
         for warning in self.config.warnings:
             self.notify(warning, severity="warning", markup=False, timeout=8)
         if self.start.notice:
@@ -124,6 +130,47 @@ class StudyApp(App[int]):
         self.sync_status = result.summary()
         if result.pulled or result.undone:
             self.call_from_thread(self.notify, self.sync_status, markup=False, timeout=5)
+
+    def _open_review_first(self) -> None:
+        """`studyapp study`: the session opens before the review screen is built, which then comes
+        up with its first card in one frame. Built first, the screen took the interpreter lock
+        from the opening for its empty frame, and drew twice: 14 ms more to the first card (of
+        some 200). An opening slower than REVIEW_OPENING_SHOWN_AFTER_S shows the screen without
+        its card meanwhile, which takes the session when it comes."""
+        from ..core.problems import StudyappError
+        from .screens.review import ReviewScreen
+
+        start = self.start
+        shown_early: list[ReviewScreen] = []
+        settled: list[bool] = []  # the session came, or could not be opened
+
+        def open_in_thread() -> None:
+            try:
+                opened = ReviewScreen.open_session(self.services, start.deck_ids, start.cram)
+            except StudyappError as error:
+                self.call_from_thread(failed, error)
+                return
+            self.call_from_thread(arrived, opened)
+
+        def failed(error: StudyappError) -> None:
+            settled.append(True)
+            self.fail(error.message, code=2 if error.code == "usage" else 1)
+
+        def arrived(opened: tuple) -> None:
+            settled.append(True)
+            if shown_early:
+                shown_early[0]._opened(*opened)
+            else:
+                self.push_screen(ReviewScreen(start.deck_ids, cram=start.cram, standalone=True, opened=opened))
+
+        def still_opening() -> None:
+            if not settled:
+                shown_early.append(ReviewScreen(start.deck_ids, cram=start.cram, standalone=True,
+                                                opening_elsewhere=True))
+                self.push_screen(shown_early[0])
+
+        self.run_worker(open_in_thread, thread=True, name="review-open", exit_on_error=False)
+        self.set_timer(REVIEW_OPENING_SHOWN_AFTER_S, still_opening)
 
     def _first_screen(self) -> Screen:
         start = self.start

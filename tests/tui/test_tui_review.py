@@ -68,6 +68,80 @@ async def test_the_study_days_ahead_are_worked_out_once_the_first_card_is_out(ha
     assert len(kept_when_shown) == 1 and kept_when_shown[0] < _KEPT_DAYS // 4
 
 
+async def test_study_opens_the_session_before_the_review_screen_which_comes_up_with_its_card(harness, monkeypatch):
+    """`studyapp study`: the review screen is built once the session is open, so its first frame
+    has the card (it took the interpreter lock from the opening, and drew twice); it is never
+    shown saying it is opening, and the session opens once."""
+    opened = []
+    open_session = ReviewScreen.open_session
+
+    def counted(services, deck_ids, cram):
+        opened.append(tuple(deck_ids))
+        return open_session(services, deck_ids, cram)
+
+    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(counted))
+    titles_at_mount = []
+    on_mount = ReviewScreen.on_mount
+
+    def recorded(self):
+        on_mount(self)
+        titles_at_mount.append((str(self.query_one("#review-title").render()), self.shown is not None))
+
+    monkeypatch.setattr(ReviewScreen, "on_mount", recorded)
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        assert key_of(screen) == "ui-sample/layer-count/main"
+        await pilot.pause(0.3)  # past the moment a slow opening shows the screen without its card
+        assert [s for s in app.screen_stack if isinstance(s, ReviewScreen)] == [screen]
+    assert opened == [("ui-sample",)]
+    assert len(titles_at_mount) == 1 and titles_at_mount[0][1]  # the card, at once
+    assert "Opening your progress" not in titles_at_mount[0][0]
+
+
+async def test_a_slow_opening_shows_the_review_screen_meanwhile_and_its_card_when_it_comes(harness, monkeypatch):
+    import threading
+
+    release = threading.Event()
+    open_session = ReviewScreen.open_session
+
+    def slow(services, deck_ids, cram):
+        assert release.wait(10)
+        return open_session(services, deck_ids, cram)
+
+    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(slow))
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_text(pilot, "Opening your progress")
+        waiting = app.screen
+        assert isinstance(waiting, ReviewScreen) and waiting.shown is None
+        release.set()
+        screen = await open_review(pilot)
+        assert screen is waiting and key_of(screen) == "ui-sample/layer-count/main"
+        assert [s for s in app.screen_stack if isinstance(s, ReviewScreen)] == [screen]
+        await pilot.press("space", "3")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+    assert harness.reviews() == [("ui-sample/layer-count/main", 3, "review")]
+
+
+async def test_a_session_that_cannot_open_says_why_and_no_review_screen_follows(harness, monkeypatch):
+    from studyapp.core.problems import StudyappError
+    from studyapp.tui.modals.problem import ProblemModal
+
+    def locked(services, deck_ids, cram):
+        raise StudyappError("the progress file is locked by another program; close it and try again")
+
+    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(locked))
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ProblemModal), "the problem")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, ProblemModal)
+        assert not any(isinstance(s, ReviewScreen) for s in app.screen_stack)
+        assert "locked by another program" in screen_text(app)
+    assert app.error_message and "locked" in app.error_message
+
+
 async def test_grade_keys_do_nothing_before_the_reveal_on_a_basic_card(harness):
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:

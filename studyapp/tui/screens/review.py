@@ -56,8 +56,13 @@ class ReviewScreen(AppScreen):
     BINDINGS = keymap.bindings("review")
     HELP_TITLE = "Review"
 
-    def __init__(self, deck_ids: Sequence[str] = (), *, cram: bool = False, standalone: bool = False) -> None:
+    def __init__(self, deck_ids: Sequence[str] = (), *, cram: bool = False, standalone: bool = False,
+                 opened: tuple | None = None, opening_elsewhere: bool = False) -> None:
+        """``opened``: the session and its first item (``open_session``), opened before the screen was
+        built; ``opening_elsewhere``: they are being opened, and come to ``_opened`` when they are."""
         super().__init__()
+        self._opened_before = opened
+        self._opening_elsewhere = opening_elsewhere
         self.deck_ids = tuple(deck_ids)
         self.cram = cram
         self.standalone = standalone
@@ -96,18 +101,29 @@ class ReviewScreen(AppScreen):
         self._part("#card-view").display = False
         self._part("#review-empty").display = False
         self._part("#review-saving").display = False
-        self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
+        if self._opened_before is not None:
+            session, shown = self._opened_before
+            self._opened_before = None
+            self._opened(session, shown)
+        elif not self._opening_elsewhere:
+            self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
 
     # ------------------------------------------------------------ opening (worker thread)
+
+    @staticmethod
+    def open_session(services, deck_ids: Sequence[str], cram: bool) -> tuple:
+        """(the session, its first item): what the screen shows first. In a worker thread."""
+        # The study days ahead once the first card is out (_first_card_out): it waited some
+        # milliseconds for them, and its own previews need only a few.
+        session = services.session(deck_ids, cram=cram, study_days_later=True)
+        with services.lock:
+            shown = session.next()
+        return session, shown
 
     def _open(self) -> None:
         services = self.app.services
         try:
-            # The study days ahead once the first card is out (_first_card_out): it waited some
-            # milliseconds for them, and its own previews need only a few.
-            session = services.session(self.deck_ids, cram=self.cram, study_days_later=True)
-            with services.lock:
-                shown = session.next()
+            session, shown = self.open_session(services, self.deck_ids, self.cram)
         except StudyappError as error:
             self.app.call_from_thread(self.app.fail, error.message, code=2 if error.code == "usage" else 1)
             return
