@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from genanki.util import guid_for
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from studyapp.core.catalog import bundled_decks_dir, load_paths
@@ -223,17 +223,21 @@ def test_every_note_type_has_the_frozen_fields_and_its_own_id():
 
 
 def shown(field: str) -> str:
+    """What Anki shows of a field, word joiners left out: plain() puts one after each backslash that
+    would start MathJax, and the text's own (invisible too) cannot be told from those."""
     return html.unescape(field.replace("<br>", "\n")).replace("\u2060", "")
 
 
 CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
+@example("\u2060")  # a word joiner of the text's own (found by Hypothesis)
+@example("\\(x\u2060")
 @given(st.text())
 def test_plain_text_shows_exactly_the_text_and_carries_no_markup(text):
     field = plain(text)
     expected = text.replace("\r\n", "\n").replace("\r", "\n")
-    assert shown(field) == "".join(ch for ch in expected if ch not in CONTROLS)
+    assert shown(field) == "".join(ch for ch in expected if ch not in CONTROLS).replace("\u2060", "")
     assert "<" not in field.replace("<br>", "") and ">" not in field.replace("<br>", "")
     assert not {"[", "{", "}", '"', "'", "\x1f"} & set(field)
 
