@@ -70,6 +70,7 @@ class StudyApp(App[int]):
         self._quit_code = 0
         # Called once, when the first screen shows what it opened for (see first_screen_ready).
         self.when_first_screen_ready: list[Callable[[], None]] = []
+        self._first_screen_pending = False  # the study command's first screen waits for its session
         self._first_screen_was_ready = False
         # Before the first screen is built: changing them later restyles and rebinds everything.
         self.set_keymap(config.keys)
@@ -154,20 +155,25 @@ class StudyApp(App[int]):
 
         def failed(error: StudyappError) -> None:
             settled.append(True)
+            self._first_screen_pending = False
             self.fail(error.message, code=2 if error.code == "usage" else 1)
 
         def arrived(opened: tuple) -> None:
             settled.append(True)
             if shown_early:
-                shown_early[0]._opened(*opened)
+                shown_early[0].take_opened(*opened)
             else:
+                self._first_screen_pending = False
                 self.push_screen(ReviewScreen(start.deck_ids, cram=start.cram, standalone=True, opened=opened))
 
         def still_opening() -> None:
             if not settled:
+                self._first_screen_pending = False
                 shown_early.append(ReviewScreen(start.deck_ids, cram=start.cram, standalone=True,
                                                 opening_elsewhere=True))
                 self.push_screen(shown_early[0])
+
+        self._first_screen_pending = True
 
         self.run_worker(open_in_thread, thread=True, name="review-open", exit_on_error=False)
         self.set_timer(REVIEW_OPENING_SHOWN_AFTER_S, still_opening)
@@ -186,6 +192,13 @@ class StudyApp(App[int]):
         from .screens.home import HomeScreen
 
         return HomeScreen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Until the first screen is there (the study command's session opening), a help or palette
+        # screen would open over the blank one, and the review screen then come up over it.
+        if self._first_screen_pending and action in ("help", "command_palette"):
+            return False
+        return super().check_action(action, parameters)
 
     def action_help(self) -> None:
         from .modals.help import HelpModal

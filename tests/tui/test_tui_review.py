@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from studyapp.tui import app as app_module
 from studyapp.tui.screens.review import ReviewScreen
 from studyapp.tui.screens.summary import SummaryScreen
 
@@ -88,11 +89,13 @@ async def test_study_opens_the_session_before_the_review_screen_which_comes_up_w
         titles_at_mount.append((str(self.query_one("#review-title").render()), self.shown is not None))
 
     monkeypatch.setattr(ReviewScreen, "on_mount", recorded)
+    # However busy the machine, this opening is never "slow" (that case has a test of its own).
+    monkeypatch.setattr(app_module, "REVIEW_OPENING_SHOWN_AFTER_S", 600)
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_review(pilot)
         assert key_of(screen) == "ui-sample/layer-count/main"
-        await pilot.pause(0.3)  # past the moment a slow opening shows the screen without its card
+        await pilot.pause(0.3)
         assert [s for s in app.screen_stack if isinstance(s, ReviewScreen)] == [screen]
     assert opened == [("ui-sample",)]
     assert len(titles_at_mount) == 1 and titles_at_mount[0][1]  # the card, at once
@@ -124,6 +127,68 @@ async def test_a_slow_opening_shows_the_review_screen_meanwhile_and_its_card_whe
     assert harness.reviews() == [("ui-sample/layer-count/main", 3, "review")]
 
 
+async def test_a_session_that_comes_as_the_slow_openings_screen_is_pushed_shows_its_card(harness, monkeypatch):
+    """The screen shown for a slow opening is pushed, and the session arrives before that screen has
+    mounted (mounting hides the card's parts): the card is shown all the same."""
+    import threading
+
+    pushed = threading.Event()
+    push_screen = app_module.StudyApp.push_screen
+
+    def push(self, screen, *args, **kwargs):
+        result = push_screen(self, screen, *args, **kwargs)
+        if isinstance(screen, ReviewScreen):
+            pushed.set()
+        return result
+
+    open_session = ReviewScreen.open_session
+
+    def arrives_as_pushed(services, deck_ids, cram):
+        opened = open_session(services, deck_ids, cram)
+        assert pushed.wait(10)
+        return opened
+
+    monkeypatch.setattr(app_module.StudyApp, "push_screen", push)
+    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(arrives_as_pushed))
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_review(pilot)
+        await pilot.pause(0.1)
+        assert key_of(screen) == "ui-sample/layer-count/main"
+        assert screen.query_one("#card-view").display
+        assert "Opening your progress" not in screen_text(app)
+        await pilot.press("space", "3")
+        await wait_for(pilot, lambda: key_of(screen) == "ui-sample/markup-literal/main", "the second card")
+
+
+async def test_keys_pressed_while_the_session_opens_open_nothing_over_the_blank_screen(harness, monkeypatch):
+    """Before the first screen is there, the help and the command palette do not open (they would
+    come up over the blank screen, and the review screen over them); once it is, they do."""
+    import threading
+
+    from studyapp.tui.modals.help import HelpModal
+
+    release = threading.Event()
+    open_session = ReviewScreen.open_session
+
+    def held(services, deck_ids, cram):
+        assert release.wait(10)
+        return open_session(services, deck_ids, cram)
+
+    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(held))
+    monkeypatch.setattr(app_module, "REVIEW_OPENING_SHOWN_AFTER_S", 600)
+    app = harness.app("study", ["ui-sample"])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark", "ctrl+p")
+        await pilot.pause(0.05)
+        assert len(app.screen_stack) == 1  # Textual's blank screen alone
+        release.set()
+        screen = await open_review(pilot)
+        assert app.screen_stack[1:] == [screen]
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpModal), "the keys")
+
+
 async def test_a_session_that_cannot_open_says_why_and_no_review_screen_follows(harness, monkeypatch):
     from studyapp.core.problems import StudyappError
     from studyapp.tui.modals.problem import ProblemModal
@@ -132,6 +197,7 @@ async def test_a_session_that_cannot_open_says_why_and_no_review_screen_follows(
         raise StudyappError("the progress file is locked by another program; close it and try again")
 
     monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(locked))
+    monkeypatch.setattr(app_module, "REVIEW_OPENING_SHOWN_AFTER_S", 600)  # the failure is never "slow"
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ProblemModal), "the problem")

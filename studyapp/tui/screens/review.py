@@ -63,6 +63,7 @@ class ReviewScreen(AppScreen):
         super().__init__()
         self._opened_before = opened
         self._opening_elsewhere = opening_elsewhere
+        self._mounted = False
         self.deck_ids = tuple(deck_ids)
         self.cram = cram
         self.standalone = standalone
@@ -101,12 +102,21 @@ class ReviewScreen(AppScreen):
         self._part("#card-view").display = False
         self._part("#review-empty").display = False
         self._part("#review-saving").display = False
+        self._mounted = True
         if self._opened_before is not None:
             session, shown = self._opened_before
             self._opened_before = None
             self._opened(session, shown)
         elif not self._opening_elsewhere:
             self.run_worker(self._open, thread=True, name="review-open", exit_on_error=False)
+
+    def take_opened(self, session, shown) -> None:
+        """The session opened elsewhere (``opening_elsewhere``): shown now, or when the screen mounts,
+        if it was pushed but has not mounted yet (mounting hides the card's parts)."""
+        if self._mounted:
+            self._opened(session, shown)
+        else:
+            self._opened_before = (session, shown)
 
     # ------------------------------------------------------------ opening (worker thread)
 
