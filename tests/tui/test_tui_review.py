@@ -102,17 +102,23 @@ async def test_study_opens_the_session_before_the_review_screen_which_comes_up_w
     assert "Opening your progress" not in titles_at_mount[0][0]
 
 
-async def test_a_slow_opening_shows_the_review_screen_meanwhile_and_its_card_when_it_comes(harness, monkeypatch):
+def hold_the_opening(monkeypatch):
+    """The study command's session opening waits until the event returned is set."""
     import threading
 
     release = threading.Event()
     open_session = ReviewScreen.open_session
 
-    def slow(services, deck_ids, cram):
+    def held(services, deck_ids, cram):
         assert release.wait(10)
         return open_session(services, deck_ids, cram)
 
-    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(slow))
+    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(held))
+    return release
+
+
+async def test_a_slow_opening_shows_the_review_screen_meanwhile_and_its_card_when_it_comes(harness, monkeypatch):
+    release = hold_the_opening(monkeypatch)
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_text(pilot, "Opening your progress")
@@ -164,18 +170,9 @@ async def test_a_session_that_comes_as_the_slow_openings_screen_is_pushed_shows_
 async def test_keys_pressed_while_the_session_opens_open_nothing_over_the_blank_screen(harness, monkeypatch):
     """Before the first screen is there, the help and the command palette do not open (they would
     come up over the blank screen, and the review screen over them); once it is, they do."""
-    import threading
-
     from studyapp.tui.modals.help import HelpModal
 
-    release = threading.Event()
-    open_session = ReviewScreen.open_session
-
-    def held(services, deck_ids, cram):
-        assert release.wait(10)
-        return open_session(services, deck_ids, cram)
-
-    monkeypatch.setattr(ReviewScreen, "open_session", staticmethod(held))
+    release = hold_the_opening(monkeypatch)
     monkeypatch.setattr(app_module, "REVIEW_OPENING_SHOWN_AFTER_S", 600)
     app = harness.app("study", ["ui-sample"])
     async with app.run_test(size=SIZE) as pilot:
