@@ -9,6 +9,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -258,6 +259,37 @@ def test_a_deck_without_its_fingerprint_is_compared_item_by_item(tmp_path, monke
 
 
 # ---------------------------------------------------------------- files that are not right
+
+
+def test_a_new_database_another_process_holds_opens_once_it_lets_go(tmp_path):
+    """Two processes creating the same new database: switching it to WAL needs the file to itself,
+    and SQLite refused at once while the other held a lock (busy_timeout or not), so one of them
+    failed saying the file "stayed busy for 10 s" (tests/test_durability.py's two processes, now
+    and then). The switch now waits for the other, as every other lock does."""
+    import threading
+
+    from studyapp.core.clock import FakeClock
+
+    path = tmp_path / "home" / "profiles" / "default.sqlite3"
+    path.parent.mkdir(parents=True)
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # the lock a creating process holds, on a file not yet WAL
+    released = threading.Event()
+
+    def let_go() -> None:
+        time.sleep(0.3)
+        other.execute("COMMIT")
+        released.set()
+
+    letting_go = threading.Thread(target=let_go)
+    letting_go.start()
+    store = open_store(location(tmp_path), clock=FakeClock(T0))
+    letting_go.join()
+    other.close()
+    assert released.is_set()
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    store.close()
 
 
 def test_a_missing_home_folder_is_created(tmp_path):

@@ -370,6 +370,12 @@ def io_failed(path: Path, detail: str) -> StudyappError:
         "network drive), then try again")
 
 
+def _busy(error: sqlite3.Error) -> bool:
+    """Whether SQLite said another connection holds a lock (the cause ``translate`` calls busy)."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error)
+
+
 def translate(error: sqlite3.Error, path: Path) -> StudyappError:
     """A user-facing message for an SQLite failure, one per cause."""
     name = getattr(error, "sqlite_errorname", "") or ""
@@ -377,7 +383,7 @@ def translate(error: sqlite3.Error, path: Path) -> StudyappError:
     if name.startswith("SQLITE_FULL") or "disk is full" in text:
         return StudyappError(f"the disk holding {path} is full; the last change was not saved and nothing stored "
                              "was lost. Free some space, then try again")
-    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+    if _busy(error):
         # code "busy": the TUI retries such a write in the background instead of dropping it (F10).
         return StudyappError(f"the progress database {path} stayed busy for {BUSY_TIMEOUT_MS // 1000} s "
                              "(another studyapp is writing to it); close the other one and try again", code="busy")
@@ -615,8 +621,23 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 
 def enable_wal(conn: sqlite3.Connection, path: Path) -> None:
-    """Switch to WAL; only after the file was found to be ours (it changes the header)."""
-    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    """Switch to WAL; only after the file was found to be ours (it changes the header).
+
+    Two processes creating the same new database: the switch needs the file to itself, and SQLite
+    fails it at once ("database is locked") while the other holds a lock, busy_timeout or not. It
+    is tried again, as busy_timeout would wait, until the other has switched (then it is already
+    WAL) or BUSY_TIMEOUT_MS have passed."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.001
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except sqlite3.OperationalError as error:
+            if not _busy(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
     if str(mode).lower() != "wal":
         raise StudyappError(f"{path}: SQLite could not switch to WAL mode (got {mode}); "
                             "put the home folder on a local disk")
