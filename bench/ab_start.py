@@ -26,7 +26,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_tui import BARE_APP, BARE_TEXT, DECK, READY_TEXT, _time_to_text, _Tmux  # noqa: E402
+from bench_tui import BARE_APP, BARE_TEXT, DECK, READY_TEXT, WARM_UP_LINGER_S, _time_to_text, _Tmux  # noqa: E402
 
 
 def _command(code: Path, home: Path, work: Path, deck: str) -> str:
@@ -61,7 +61,7 @@ def main() -> None:
         times: dict[str, list[float]] = {side: [] for side in sides}
         try:
             for side, command in sides.items():  # the databases and caches made, as a second start finds them
-                _time_to_text(tmux, command, texts[side], timeout=120)
+                _time_to_text(tmux, command, texts[side], timeout=120, linger=WARM_UP_LINGER_S)
             for _ in range(args.runs):
                 for side, command in sides.items():
                     times[side].append(_time_to_text(tmux, command, texts[side]))

@@ -102,7 +102,7 @@ def run(quick: bool = False) -> list[dict]:
             row(f"report (Markdown), {size}", times["md"] * 1000, base, "ms", note="the same baseline"),
         ]
         if shutil.which("tmux"):
-            from bench_tui import _time_to_text, _Tmux
+            from bench_tui import WARM_UP_LINGER_S, _time_to_text, _Tmux
 
             tmux = _Tmux()
             tmux("new-session", "-d", "-s", "keeper", "-x", "20", "-y", "5", "cat")
@@ -115,7 +115,7 @@ def run(quick: bool = False) -> list[dict]:
                        f"{shlex.quote(str(database))}; sleep 5"
             print("bench_scale: timing the home screen", file=sys.stderr, flush=True)
             try:
-                _time_to_text(tmux, home, HOME_READY, timeout=180)  # warm-up
+                _time_to_text(tmux, home, HOME_READY, timeout=180, linger=WARM_UP_LINGER_S)  # warm-up
                 ours, counted, theirs = [], [], []
                 for _ in range(repeat):
                     ours.append(_time_to_text(tmux, home, HOME_READY, timeout=120))
@@ -125,7 +125,7 @@ def run(quick: bool = False) -> list[dict]:
                 written.write_text(curriculum(sorted(p.stem for p in Path(profile["decks"]).glob("bench-*.yaml"))),
                                    encoding="utf-8")
                 try:
-                    _time_to_text(tmux, home, HOME_TRACKS, timeout=180)  # warm-up (the YAML parser's bytecode)
+                    _time_to_text(tmux, home, HOME_TRACKS, timeout=180, linger=WARM_UP_LINGER_S)  # warm-up (the YAML parser's bytecode)
                     tracked = [_time_to_text(tmux, home, HOME_TRACKS, timeout=180) for _ in range(repeat)]
                 finally:
                     written.unlink()

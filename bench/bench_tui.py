@@ -82,8 +82,16 @@ class _Tmux:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=60)
 
 
-def _time_to_text(tmux: _Tmux, command: str, text: str, timeout: float = 30.0) -> float:
-    """Seconds from starting ``command`` in a fresh tmux window to ``text`` on its screen."""
+# A warm-up start is left running this long after its first screen: the app saves its parsed CSS
+# and compiled dataclass methods when that screen is up and again a second later (commands/tui.py
+# STYLES_RECORDED_S), and a start killed at once could lose the race to write them, so that the
+# next starts ran without them (some 80 ms slower each, and a temporary file left behind).
+WARM_UP_LINGER_S = 1.5
+
+
+def _time_to_text(tmux: _Tmux, command: str, text: str, timeout: float = 30.0, linger: float = 0.0) -> float:
+    """Seconds from starting ``command`` in a fresh tmux window to ``text`` on its screen; the window
+    is killed ``linger`` seconds after that (a warm-up's: WARM_UP_LINGER_S)."""
     name = f"w{uuid.uuid4().hex[:6]}"
     start = time.perf_counter()
     tmux.errors.clear()
@@ -93,7 +101,9 @@ def _time_to_text(tmux: _Tmux, command: str, text: str, timeout: float = 30.0) -
         while time.perf_counter() - start < timeout:
             screen = tmux("capture-pane", "-p", "-t", name)
             if text in screen:
-                return time.perf_counter() - start
+                seen = time.perf_counter() - start
+                time.sleep(linger)
+                return seen
         # Seen a few times on the shared machine, never reproduced alone: say all we know.
         raise RuntimeError(f"{text!r} never appeared within {timeout:.0f} s on the screen of: {command}; "
                            f"tmux said: {'; '.join(tmux.errors[-3:]) or 'nothing'}; "
@@ -120,7 +130,7 @@ def startup(runs: int, work: Path) -> tuple[float, float]:
     tmux("new-session", "-d", "-s", "keeper", "-x", "20", "-y", "5", "cat")
     try:
         # Warm-up: creates the learner's database and the deck cache, as any second start finds them.
-        _time_to_text(tmux, study, READY_TEXT, timeout=120)
+        _time_to_text(tmux, study, READY_TEXT, timeout=120, linger=WARM_UP_LINGER_S)
         _time_to_text(tmux, baseline, BARE_TEXT, timeout=120)
         ours, theirs = [], []
         for _ in range(runs):
