@@ -2,9 +2,9 @@
 
     python bench/ab_start.py OLD NEW [--runs N] [--deck ID]
 
-``OLD`` and ``NEW`` are folders holding a ``studyapp`` package with its ``decks``: ``git archive`` of
-each commit, with the compiled ``studyapp/core/_speedups*.so`` copied in. Compare like with like:
-the work tree started some 9 ms slower than an archive of the same code here (not found why).
+``OLD`` and ``NEW`` are folders holding a ``studyapp`` package with its ``decks`` (a ``git archive``
+of a commit with the compiled ``studyapp/core/_speedups*.so`` copied in, or the work tree: the two
+start alike).
 tmux starts ``studyapp study DECK`` from each in turn, then the bare Textual app, round after
 round, as bench_tui.py times one start (process start to the card's hint on the screen), so that
 a busy spell weighs on all three alike. Each side has a home of its own, warmed by one start
