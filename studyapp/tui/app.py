@@ -14,6 +14,7 @@ from pathlib import Path
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
+from ..core.problems import StudyappError
 from . import keymap
 from .config import UIConfig
 from .services import Services
@@ -120,8 +121,6 @@ class StudyApp(App[int]):
 
     def _sync_in_background(self) -> None:
         """On start, when a team server is configured; a review never waits for it."""
-        from ..core.problems import StudyappError
-
         try:
             result = self.services.sync_with_server()
         except StudyappError as error:
@@ -138,7 +137,6 @@ class StudyApp(App[int]):
         from the opening for its empty frame, and drew twice: 14 ms more to the first card (of
         some 200). An opening slower than REVIEW_OPENING_SHOWN_AFTER_S shows the screen without
         its card meanwhile, which takes the session when it comes."""
-        from ..core.problems import StudyappError
         from .screens.review import ReviewScreen
 
         start = self.start
@@ -156,7 +154,7 @@ class StudyApp(App[int]):
         def failed(error: StudyappError) -> None:
             settled.append(True)
             self._first_screen_pending = False
-            self.fail(error.message, code=2 if error.code == "usage" else 1)
+            self.fail_with(error)
 
         def arrived(opened: tuple) -> None:
             settled.append(True)
@@ -174,7 +172,6 @@ class StudyApp(App[int]):
                 self.push_screen(shown_early[0])
 
         self._first_screen_pending = True
-
         self.run_worker(open_in_thread, thread=True, name="review-open", exit_on_error=False)
         self.set_timer(REVIEW_OPENING_SHOWN_AFTER_S, still_opening)
 
@@ -279,6 +276,10 @@ class StudyApp(App[int]):
             self.exit(return_code=code)
 
         self.push_screen(ProblemModal(message), leave)
+
+    def fail_with(self, error: StudyappError) -> None:
+        """``fail`` with the error's message, exiting as the command line would: 2 for a usage error."""
+        self.fail(error.message, code=2 if error.code == "usage" else 1)
 
     def notify(self, message: str, *args, **kwargs) -> None:
         """Every toast: messages quote paths and deck text, whose control characters are shown escaped."""

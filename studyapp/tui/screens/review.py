@@ -135,7 +135,7 @@ class ReviewScreen(AppScreen):
         try:
             session, shown = self.open_session(services, self.deck_ids, self.cram)
         except StudyappError as error:
-            self.app.call_from_thread(self.app.fail, error.message, code=2 if error.code == "usage" else 1)
+            self.app.call_from_thread(self.app.fail_with, error)
             return
         self.app.call_from_thread(self._opened, session, shown)
 
