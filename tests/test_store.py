@@ -656,6 +656,74 @@ def test_an_older_databases_retired_index_is_dropped_and_the_queue_stays_the_sam
     reopened.close()
 
 
+def _ephemeral_in(conn, sql: str, args: tuple) -> bool:
+    """Whether SQLite builds a temporary index to run ``sql`` (as it does for an IN list of three values)."""
+    return any(row[1] == "OpenEphemeral" for row in conn.execute(f"EXPLAIN {sql}", args))
+
+
+_LOG_INSERT = ("INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms, duration_ms, state_before, state_after, "
+               "interval, last_interval, scheduler_id) VALUES (?, ?, 3, 0, 0, 0, 'new', 'review', 1, 0, ?)")
+_STATE_UPDATE = "UPDATE items SET state = ? WHERE id = ?"
+
+
+def test_an_older_databases_in_list_checks_become_or_chains_that_keep_the_same_rules(tmp_path):
+    """Older databases hold the log's kind and the item's state CHECKs as IN lists, which SQLite
+    evaluates by building a temporary index for every row written (every answer). Their next
+    writable open rewrites the two CHECKs as the schema now writes them; a read-only open leaves
+    them. The rules stay: a wrong kind or state is still refused, and every row is kept."""
+    store, clock = store_at(tmp_path)
+    _answer_some(store, clock, [deck("a", 3)], [GOOD, AGAIN, EASY])
+    path = store.path
+    fresh_sql = dict(store.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    item_id, scheduler_id = store.conn.execute("SELECT item_id, scheduler_id FROM review_log LIMIT 1").fetchone()
+    assert not _ephemeral_in(store.conn, _LOG_INSERT, (item_id, "review", scheduler_id))
+    assert not _ephemeral_in(store.conn, _STATE_UPDATE, ("review", item_id))
+    # As an older studyapp wrote them.
+    version = store.conn.execute("PRAGMA schema_version").fetchone()[0]
+    store.conn.execute("PRAGMA writable_schema = ON")
+    for table, (old, new) in schema.OLD_CHECKS.items():
+        assert new in fresh_sql[table]
+        store.conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (fresh_sql[table].replace(new, old), table))
+    store.conn.execute(f"PRAGMA schema_version = {version + 1}")
+    store.conn.execute("PRAGMA writable_schema = OFF")
+    before = dump(store)
+    store.close()
+
+    # Not through the store: SQLite leaves CHECKs out of a read-only connection's code. (No statement
+    # cache: a cached EXPLAIN would not see the schema change.)
+    raw = sqlite3.connect(path, cached_statements=0)
+    assert _ephemeral_in(raw, _LOG_INSERT, (item_id, "review", scheduler_id))
+    assert _ephemeral_in(raw, _STATE_UPDATE, ("review", item_id))
+    with open_store(location(tmp_path), clock=clock, readonly=True) as reader:
+        assert dict(reader.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')")) \
+            != fresh_sql
+    reopened = open_store(location(tmp_path), clock=clock)
+    assert reopened.path == path
+    settled = dict(reopened.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    assert settled == fresh_sql
+    assert not _ephemeral_in(reopened.conn, _LOG_INSERT, (item_id, "review", scheduler_id))
+    assert not _ephemeral_in(reopened.conn, _STATE_UPDATE, ("review", item_id))
+    # A connection open across the rewrite reads the schema again at its next statement.
+    assert raw.execute("SELECT count(*) FROM review_log").fetchone()[0] == len(before[1])
+    assert not _ephemeral_in(raw, _LOG_INSERT, (item_id, "review", scheduler_id))
+    assert dump(reopened) == before
+    assert reopened.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    conn = reopened.conn
+    conn.execute("BEGIN IMMEDIATE")
+    for wrong in ((_LOG_INSERT, (item_id, "revue", scheduler_id)), (_STATE_UPDATE, ("forgotten", item_id))):
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            conn.execute(*wrong)
+    for right in ((_LOG_INSERT, (item_id, "cram", scheduler_id)), (_STATE_UPDATE, ("relearning", item_id))):
+        assert conn.execute(*right).rowcount == 1
+    conn.execute("ROLLBACK")
+    settled_version = reopened.conn.execute("PRAGMA schema_version").fetchone()[0]
+    raw.close()
+    reopened.close()
+    again = open_store(location(tmp_path), clock=clock)  # nothing left to do: the schema stays as it is
+    assert again.conn.execute("PRAGMA schema_version").fetchone()[0] == settled_version
+    again.close()
+
+
 def _shown_in_turn(store, clock, decks) -> list:
     """Every item a session shows today, each buried once shown (nothing is answered)."""
     session = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)

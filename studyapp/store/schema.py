@@ -79,6 +79,48 @@ def settle_indexes(conn: sqlite3.Connection) -> None:
             conn.execute(f"DROP INDEX IF EXISTS {name}")
 
 
+# CHECKs that older databases hold as IN lists, and the same CHECKs as the schema now writes them.
+# SQLite evaluates an IN list of three or more values by building a small temporary index for
+# every row it writes: 1.6 us of a 6 us review-log insert, on every answer. Compared one by one,
+# as an OR chain, the same check costs next to nothing. Rewritten in the stored schema on the
+# next writable open (``settle_checks``): the rule is the same, so no row needs checking again.
+OLD_CHECKS = {
+    "items": ("CHECK (state IN ('new', 'learning', 'review', 'relearning'))",
+              "CHECK (state = 'new' OR state = 'learning' OR state = 'review' OR state = 'relearning')"),
+    "review_log": ("CHECK (kind IN ('review', 'cram', 'reset'))",
+                   "CHECK (kind = 'review' OR kind = 'cram' OR kind = 'reset')"),
+}
+
+
+def settle_checks(conn: sqlite3.Connection) -> None:
+    """Rewrite OLD_CHECKS in the stored schema (one transaction; SQLite's documented way of
+    changing a CHECK without rebuilding the table: writable_schema, then a new schema version,
+    which makes every connection read the schema again)."""
+    if not _stale_checks(conn):
+        return
+    with write(conn):
+        stale = _stale_checks(conn)  # read again under the write lock: another process may have done it
+        if not stale:
+            return
+        version = conn.execute("PRAGMA schema_version").fetchone()[0]
+        conn.execute("PRAGMA writable_schema = ON")
+        try:
+            for table, sql in stale.items():
+                old, new = OLD_CHECKS[table]
+                conn.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
+                             (sql.replace(old, new), table))
+            conn.execute(f"PRAGMA schema_version = {version + 1}")
+        finally:
+            conn.execute("PRAGMA writable_schema = OFF")
+
+
+def _stale_checks(conn: sqlite3.Connection) -> dict[str, str]:
+    """Table -> its stored SQL, for the tables whose SQL still holds an OLD_CHECKS list."""
+    names = ",".join(f"'{name}'" for name in OLD_CHECKS)
+    rows = conn.execute(f"SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ({names})")
+    return {name: sql for name, sql in rows if OLD_CHECKS[name][0] in sql}
+
+
 def has_wide_log_indexes(conn: sqlite3.Connection) -> bool:
     return _log_indexes_wide(_index_sql(conn))
 
@@ -127,7 +169,7 @@ CREATE TABLE items (
     position INTEGER NOT NULL DEFAULT 0,  -- bank order inside the deck
     present INTEGER NOT NULL DEFAULT 1,   -- 0: the card left its deck; progress kept
     queue INTEGER NOT NULL DEFAULT 0,     -- 0 new, 1 learning or relearning, 2 review
-    state TEXT NOT NULL DEFAULT 'new' CHECK (state IN ('new', 'learning', 'review', 'relearning')),
+    state TEXT NOT NULL DEFAULT 'new' CHECK (state = 'new' OR state = 'learning' OR state = 'review' OR state = 'relearning'),
     step INTEGER,
     stability REAL,
     difficulty REAL,
@@ -152,7 +194,7 @@ CREATE INDEX items_deck_new ON items (deck_id, queue, position, present, suspend
 CREATE TABLE review_log (
     id INTEGER PRIMARY KEY,
     item_id INTEGER NOT NULL REFERENCES items (id),
-    kind TEXT NOT NULL CHECK (kind IN ('review', 'cram', 'reset')),
+    kind TEXT NOT NULL CHECK (kind = 'review' OR kind = 'cram' OR kind = 'reset'),
     rating INTEGER NOT NULL CHECK (rating BETWEEN 0 AND 4),  -- 0 only for a reset
     time_ms INTEGER NOT NULL,      -- when the answer was given
     sched_ms INTEGER NOT NULL,     -- when the four intervals were computed (item shown)
@@ -687,6 +729,7 @@ def prepare(conn: sqlite3.Connection, path: Path, now_ms: int, *, readonly: bool
         migrate(conn, path, version)
         version = SCHEMA_VERSION
     settle_indexes(conn)
+    settle_checks(conn)
     return version
 
 
