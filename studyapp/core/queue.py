@@ -280,8 +280,13 @@ class Gathered:
         names = ("intraday", "reviews", "new", "day_learning")
         # The head of a list first (an item is in one list only): a new item's answer then does
         # not walk every review before finding it.
-        found = next((name for name in names if (rows := getattr(self, name)) and rows[0].id == row.id), None)
-        for name in names if found is None else (found,):
+        item_id = row.id
+        for name in names:
+            rows = getattr(self, name)
+            if rows and rows[0].id == item_id:
+                names = (name,)
+                break
+        for name in names:
             if _remove(getattr(self, name), row):
                 if name == "new":
                     _remove(self.new_gathered, row)

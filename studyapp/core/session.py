@@ -31,7 +31,7 @@ from .choices import ShownChoices, shown_choices
 from .clock import Clock, MINUTE_MS
 from .gcpause import collector_paused
 from .load_balancer import LOAD_BALANCE_DAYS, LoadBalancer
-from .models import Deck, Item, has_links
+from .models import Card, Deck, Item, has_links
 from .presets import Preset, Presets
 from .problems import StudyappError
 from .queue import Built, CustomStudy, Gathered, LimitReached, QueueBuilder, card_rank, group_keys, rank
@@ -209,19 +209,26 @@ def _counts_of(built: Built) -> Counts:
 
 
 def _with_state(row: ItemRow, state: ItemState) -> ItemRow:
-    """``dataclasses.replace(row, state=state)``, its fields set by their slots (a third of the time:
-    replace goes through keywords and a frozen __init__)."""
+    """``dataclasses.replace(row, state=state)``, each field set through its slot by a function
+    written out for the class (replace goes through keywords and a frozen __init__, and a loop
+    over the fields took twice as long again: every answer makes one)."""
     cls = type(row)
-    setters = _SLOT_SETTERS.get(cls)
-    if setters is None:
-        setters = _SLOT_SETTERS[cls] = [(f.name, cls.__dict__[f.name].__set__) for f in fields(cls)]
-    out = _new_object(cls)
-    for name, set_slot in setters:
-        set_slot(out, state if name == "state" else getattr(row, name))
-    return out
+    replacer = _STATE_REPLACERS.get(cls)
+    if replacer is None:
+        replacer = _STATE_REPLACERS[cls] = _state_replacer(cls)
+    return replacer(row, state)
 
 
-_SLOT_SETTERS: dict[type, list] = {}
+def _state_replacer(cls: type) -> Callable[[ItemRow, ItemState], ItemRow]:
+    names = [f.name for f in fields(cls)]
+    lines = [f"    set_{name}(out, {'state' if name == 'state' else 'row.' + name})" for name in names]
+    source = "def with_state(row, state):\n    out = new(cls)\n" + "\n".join(lines) + "\n    return out\n"
+    namespace = {"new": _new_object, "cls": cls, **{f"set_{name}": cls.__dict__[name].__set__ for name in names}}
+    exec(source, namespace)  # noqa: S102 - the source is made above from the class's own field names
+    return namespace["with_state"]
+
+
+_STATE_REPLACERS: dict[type, Callable[[ItemRow, ItemState], ItemRow]] = {}
 
 
 def _due_order(row: ItemRow) -> tuple:
@@ -701,6 +708,11 @@ class ReviewSession:
 
     def _item(self, row: ItemRow) -> Item | None:
         """The deck content of a stored item (None if its card left the deck)."""
+        card = self._card(row)
+        return None if card is None else Item(row.deck_id, card, row.variant)
+
+    def _card(self, row: ItemRow) -> Card | None:
+        """The card of a stored item, where the card is in its deck and has the item's variant."""
         cards = self._cards.get(row.deck_id)
         if cards is None:
             deck = next((d for d in self.decks if d.id == row.deck_id), None)
@@ -708,7 +720,7 @@ class ReviewSession:
         card = cards.get(row.card_id)
         if card is None or row.variant not in card.variants():
             return None
-        return Item(row.deck_id, card, row.variant)
+        return card
 
     def _require_shown(self) -> ShownItem:
         if self._current is None:
@@ -914,8 +926,8 @@ class ReviewSession:
 
     def _alone(self, row: ItemRow) -> bool:
         """Whether the item is the only one of its sibling group (one card, one variant)."""
-        item = self._item(row)
-        if item is None or len(item.card.variants()) != 1:
+        card = self._card(row)
+        if card is None or len(card.variants()) != 1:
             return False
         if row.deck_id not in self._linked:
             return True
