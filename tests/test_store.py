@@ -724,6 +724,47 @@ def test_an_older_databases_in_list_checks_become_or_chains_that_keep_the_same_r
     again.close()
 
 
+def test_where_sqlite_refuses_to_rewrite_the_checks_the_database_opens_as_it_is(tmp_path, monkeypatch):
+    """A SQLite that forbids writing the schema (defensive mode; here an authorizer refusing
+    writes to sqlite_master) leaves the older IN lists in place: the store opens, answers, and
+    the rules hold."""
+    store, clock = store_at(tmp_path)
+    sql = dict(store.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    version = store.conn.execute("PRAGMA schema_version").fetchone()[0]
+    store.conn.execute("PRAGMA writable_schema = ON")
+    for table, (old, new) in schema.OLD_CHECKS.items():
+        store.conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (sql[table].replace(new, old), table))
+    store.conn.execute(f"PRAGMA schema_version = {version + 1}")
+    store.conn.execute("PRAGMA writable_schema = OFF")
+    store.close()
+    refused = []
+
+    def no_schema_writes(action, table, *_):
+        if action == sqlite3.SQLITE_UPDATE and table in ("sqlite_master", "sqlite_schema"):
+            refused.append(table)
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    connect = schema.connect
+
+    def guarded_connect(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.set_authorizer(no_schema_writes)
+        return conn
+
+    monkeypatch.setattr(schema, "connect", guarded_connect)
+    reopened = open_store(location(tmp_path), clock=clock)
+    assert refused
+    stored = dict(reopened.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    assert all(old in stored[table] for table, (old, _) in schema.OLD_CHECKS.items())
+    assert not reopened.conn.in_transaction
+    _answer_some(reopened, clock, [deck("a", 2)], [GOOD, AGAIN])
+    assert reopened.conn.execute("SELECT count(*) FROM review_log").fetchone()[0] == 2
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        reopened.conn.execute("UPDATE items SET state = 'forgotten' WHERE id = 1")
+    reopened.close()
+
+
 def _shown_in_turn(store, clock, decks) -> list:
     """Every item a session shows today, each buried once shown (nothing is answered)."""
     session = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)

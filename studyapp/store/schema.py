@@ -95,23 +95,29 @@ OLD_CHECKS = {
 def settle_checks(conn: sqlite3.Connection) -> None:
     """Rewrite OLD_CHECKS in the stored schema (one transaction; SQLite's documented way of
     changing a CHECK without rebuilding the table: writable_schema, then a new schema version,
-    which makes every connection read the schema again)."""
+    which makes every connection read the schema again).
+
+    Where SQLite refuses (a build in defensive mode forbids writable_schema) or the write lock
+    does not come, the IN lists stay: the same rules, only slower; the next open tries again."""
     if not _stale_checks(conn):
         return
-    with write(conn):
-        stale = _stale_checks(conn)  # read again under the write lock: another process may have done it
-        if not stale:
-            return
-        version = conn.execute("PRAGMA schema_version").fetchone()[0]
-        conn.execute("PRAGMA writable_schema = ON")
-        try:
-            for table, sql in stale.items():
-                old, new = OLD_CHECKS[table]
-                conn.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
-                             (sql.replace(old, new), table))
-            conn.execute(f"PRAGMA schema_version = {version + 1}")
-        finally:
-            conn.execute("PRAGMA writable_schema = OFF")
+    try:
+        with write(conn):
+            stale = _stale_checks(conn)  # read again under the write lock: another process may have done it
+            if not stale:
+                return
+            version = conn.execute("PRAGMA schema_version").fetchone()[0]
+            conn.execute("PRAGMA writable_schema = ON")
+            try:
+                for table, sql in stale.items():
+                    old, new = OLD_CHECKS[table]
+                    conn.execute("UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = ?",
+                                 (sql.replace(old, new), table))
+                conn.execute(f"PRAGMA schema_version = {version + 1}")
+            finally:
+                conn.execute("PRAGMA writable_schema = OFF")
+    except sqlite3.Error:
+        return
 
 
 def _stale_checks(conn: sqlite3.Connection) -> dict[str, str]:
