@@ -7,8 +7,9 @@
 ``OLD`` and ``NEW`` are folders holding a ``studyapp`` package (a ``git archive`` of a commit,
 or the work tree). Each round runs one child process per side, alternating, on a fresh copy
 of the built store: it opens a session, warms up with a few picks and answers, then times
-``--ops`` picks and answers (thread CPU time and wall time). Medians per side are printed
-with the load average.
+``--ops`` picks and answers (thread CPU time and wall time), then the two openings as
+bench_engine times them ("first": after the decks changed, "unchanged"; wall time, median of
+bench_engine.OPENINGS). Medians per side are printed with the load average.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def child(code: str, folder: str, ops: int, mode: str) -> None:
         session = ReviewSession(store, decks, clock=clock, settings=settings)
         tt, pc = time.thread_time, time.perf_counter
         picks, answers, wpicks, wanswers = [], [], [], []
+        first: list[float] = []  # openings, wall time
+        unchanged: list[float] = []
 
         def loop(count: int, record: bool) -> None:
             for n in range(count):
@@ -99,10 +102,23 @@ def child(code: str, folder: str, ops: int, mode: str) -> None:
             pstats.Stats(profiler).sort_stats(order).print_stats(lines)
         else:
             loop(ops, True)
+            # The openings, as bench_engine times them: after the decks changed (other deck objects,
+            # no fingerprint kept), then on the same decks unchanged.
+            for _ in range(bench_engine.OPENINGS):
+                store.conn.execute("DELETE FROM meta WHERE key LIKE 'sync:%'")
+                decks = bench_engine._decks(meta["items"])
+                gc.collect()
+                start = pc()
+                ReviewSession(store, decks, clock=clock, settings=settings).next()
+                first.append(pc() - start)
+                start = pc()
+                ReviewSession(store, decks, clock=clock, settings=settings).next()
+                unchanged.append(pc() - start)
         store.close()
     if mode != "profile":
         print(json.dumps({"pick": statistics.median(picks), "answer": statistics.median(answers),
-                          "wpick": statistics.median(wpicks), "wanswer": statistics.median(wanswers)}))
+                          "wpick": statistics.median(wpicks), "wanswer": statistics.median(wanswers),
+                          "first": statistics.median(first), "unchanged": statistics.median(unchanged)}))
 
 
 def ab(folder: Path, old: str, new: str, rounds: int, ops: int) -> None:
@@ -116,10 +132,10 @@ def ab(folder: Path, old: str, new: str, rounds: int, ops: int) -> None:
             results[name].append(json.loads(out.strip().splitlines()[-1]))
             print(name, {k: f"{v * 1e6:.1f}" for k, v in results[name][-1].items()}, flush=True)
     load_end = os.getloadavg()
-    for figure in ("pick", "answer", "wpick", "wanswer"):
+    for figure in ("pick", "answer", "wpick", "wanswer", "first", "unchanged"):
         o = statistics.median(x[figure] for x in results["old"]) * 1e6
         n = statistics.median(x[figure] for x in results["new"]) * 1e6
-        print(f"{figure:8s} old {o:8.1f} us  new {n:8.1f} us  new/old {n / o:.2f}")
+        print(f"{figure:9s} old {o:8.1f} us  new {n:8.1f} us  new/old {n / o:.2f}")
     print(f"load average (1, 5, 15 min) at start {load_start}, at end {load_end}")
 
 

@@ -63,6 +63,7 @@ def use_scheduling_copy(monkeypatch, which: str) -> None:
     what runs; "python" swaps every compiled function for its Python reference (what an install
     without a C compiler runs). The fuzz numbers' caches are emptied, so each copy draws its own."""
     from studyapp.core import anki_random, load_balancer, review_days, scheduler
+    from studyapp.store import repository
 
     fuzz_users = (anki_random, scheduler, load_balancer)  # modules that call fuzz_factor by its name
     if which == "python":
@@ -70,6 +71,7 @@ def use_scheduling_copy(monkeypatch, which: str) -> None:
         monkeypatch.setattr(scheduler, "_review_numbers", scheduler._review_numbers_python)
         monkeypatch.setattr(scheduler, "_fuzzed_day", review_days.fuzzed_day_python)
         monkeypatch.setattr(anki_random, "_compiled_first_block", None)
+        monkeypatch.setattr(repository, "_compiled_item_rows", None)  # the store's rows made in Python
         for module in fuzz_users:
             monkeypatch.setattr(module, "fuzz_factor", anki_random.fuzz_factor_python)
         for module in (anki_random, scheduler):
@@ -79,6 +81,7 @@ def use_scheduling_copy(monkeypatch, which: str) -> None:
         assert scheduler._fuzzed_day is review_days.fuzzed_day_compiled
         assert scheduler._review_numbers is scheduler._review_numbers_compiled is not None
         assert anki_random._compiled_first_block is not None
+        assert repository._compiled_item_rows is not None
         assert all(module.fuzz_factor is anki_random.fuzz_factor_compiled is not None for module in fuzz_users)
         assert scheduler.learning_fuzz_secs is anki_random.learning_fuzz_secs_compiled is not None
     empty_fuzz_caches()

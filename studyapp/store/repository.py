@@ -127,6 +127,21 @@ def _row_to_item(row: Sequence) -> ItemRow:
 (_set_id, _set_key, _set_deck, _set_card, _set_variant, _set_revision, _set_position, _set_present, _set_state,
  _set_suspended, _set_buried, _set_flag_note, _set_flagged) = (ItemRow.__dict__[f.name].__set__ for f in fields(ItemRow))
 _new_object = object.__new__
+_ITEM_ROW_FIELDS = tuple(f.name for f in fields(ItemRow))
+_ITEM_STATE_FIELDS = tuple(f.name for f in fields(ItemState))
+
+try:
+    from ..core._speedups import item_rows as _compiled_item_rows
+except ImportError:  # an install that could not compile it
+    _compiled_item_rows = None
+
+
+def _rows_to_items(rows: Sequence[Sequence]) -> list[ItemRow]:
+    """``[_row_to_item(row) for row in rows]``, compiled where the install could (core/_speedups.c
+    item_rows: opening a session makes two objects for every review due)."""
+    if _compiled_item_rows is not None:
+        return _compiled_item_rows(rows, ItemRow, _ITEM_ROW_FIELDS, ItemState, _ITEM_STATE_FIELDS)
+    return [_row_to_item(row) for row in rows]
 
 
 def _state_values(state: ItemState) -> tuple:
@@ -771,7 +786,7 @@ class Store:
             rows = self.conn.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_LEARNING} AND due_ms <= ? AND {where} "
                 "ORDER BY due_ms, id LIMIT ? OFFSET ?", (until_ms, *args, limit, offset)).fetchall()
-        return [_row_to_item(r) for r in rows]
+        return _rows_to_items(rows)
 
     def reviews_due(self, deck_ids: Sequence[str], before_ms: int, today: int, limit: int,
                     offset: int = 0, *, day_of: Callable[[int], int] | None = None, seed: int = 0,
@@ -789,13 +804,13 @@ class Store:
                 rows = self.conn.execute(f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} "
                                          f"AND due_ms < ? AND {where}", (before_ms, *args)).fetchall()
             rows.sort(key=lambda r: (day_of(r[12]), rank(seed, r[1]), r[12]))  # due time: as ORDER BY due_ms below
-            return [_row_to_item(r) for r in rows[offset:offset + limit]]
+            return _rows_to_items(rows[offset:offset + limit])
         if day_of is None:
             with self.guarded():
                 rows = self.conn.execute(
                     f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
                     "ORDER BY due_ms, id LIMIT ? OFFSET ?", (before_ms, *args, limit, offset)).fetchall()
-            return [_row_to_item(r) for r in rows]
+            return _rows_to_items(rows)
         with self.guarded():
             cursor = self.conn.execute(
                 f"SELECT id, key, due_ms FROM items WHERE queue = {QUEUE_REVIEW} AND due_ms < ? AND {where} "
@@ -817,7 +832,7 @@ class Store:
             due.sort(key=lambda r: (day_of(r[2]), rank(seed, r[1])))
             ids = [r[0] for r in due[offset:offset + limit]]
             by_id = {r[0]: r for r in self._rows_by_id(ids)}
-        return [_row_to_item(by_id[i]) for i in ids]
+        return _rows_to_items([by_id[i] for i in ids])
 
     def new_items(self, deck_id: str, today: int, limit: int, offset: int = 0, *, order: str = "position",
                   seed: int = 0) -> list[ItemRow]:
@@ -830,7 +845,7 @@ class Store:
                 rows = self.conn.execute(
                     f"SELECT {ITEM_COLUMNS} FROM items WHERE queue = {QUEUE_NEW} AND {where} "
                     "ORDER BY position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
-            return [_row_to_item(r) for r in rows]
+            return _rows_to_items(rows)
         if order not in ("note", "card"):
             raise ValueError(f"unknown new item order {order!r}")
         if order == "note":
@@ -850,7 +865,7 @@ class Store:
                 first = heapq.nsmallest(offset + limit, ranked, key=lambda r: (rank(seed, r[1]), r[0]))
             ids = [r[0] for r in first[offset:]]
             by_id = {r[0]: r for r in self._rows_by_id(ids)}
-        return [_row_to_item(by_id[i]) for i in ids]
+        return _rows_to_items([by_id[i] for i in ids])
 
     def _new_items_by_stored_rank(self, deck_id: str, today: int, limit: int, offset: int, seed: int, where: str,
                                   args: list) -> list[ItemRow] | None:
@@ -869,7 +884,7 @@ class Store:
             rows = self.conn.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items INDEXED BY items_new_rank WHERE queue = {QUEUE_NEW} AND {where} "
                 "ORDER BY new_rank, position LIMIT ? OFFSET ?", (*args, limit, offset)).fetchall()
-        return [_row_to_item(r) for r in rows]
+        return _rows_to_items(rows)
 
     def _rows_by_id(self, ids: Sequence[int]) -> list[tuple]:
         out: list[tuple] = []
@@ -1444,7 +1459,7 @@ class Store:
             rows = self.conn.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items WHERE leech = 1 AND deck_id IN ({marks}) "
                 "ORDER BY lapses DESC, key", tuple(deck_ids)).fetchall()
-        return [_row_to_item(r) for r in rows]
+        return _rows_to_items(rows)
 
     def flagged(self, deck_ids: Sequence[str]) -> list[ItemRow]:
         if not deck_ids:
@@ -1454,7 +1469,7 @@ class Store:
             rows = self.conn.execute(
                 f"SELECT {ITEM_COLUMNS} FROM items WHERE flag_note IS NOT NULL AND deck_id IN ({marks}) "
                 "ORDER BY flagged_ms", tuple(deck_ids)).fetchall()
-        return [_row_to_item(r) for r in rows]
+        return _rows_to_items(rows)
 
     # -- exams
 
