@@ -6,6 +6,7 @@ the columns is refused instead of filled wrongly."""
 from __future__ import annotations
 
 import gc
+import sys
 from dataclasses import dataclass, fields, make_dataclass
 
 import pytest
@@ -42,14 +43,16 @@ def same(ours: list[ItemRow], reference: list[ItemRow]) -> None:
 optional_int = st.none() | st.integers(min_value=-(2 ** 63), max_value=2 ** 63 - 1)
 optional_float = st.none() | st.floats(allow_nan=False)
 text = st.text(max_size=12)
+# What SQLite gives for a flag is 0 or 1; any value goes through bool() on both copies.
+flag = st.integers(min_value=0, max_value=1) | st.none() | st.integers() | text | st.floats(allow_nan=False)
 row = st.tuples(
     st.integers(min_value=1, max_value=2 ** 62), text, text, text, text,  # id, key, deck, card, variant
     st.integers(min_value=0, max_value=10 ** 6), st.integers(min_value=0, max_value=10 ** 9),  # revision, position
-    st.integers(min_value=0, max_value=1),  # present
+    flag,  # present
     st.sampled_from(["new", "learning", "review", "relearning"]), optional_int, optional_float, optional_float,
     optional_int, optional_int, st.integers(), st.integers(min_value=0), st.integers(min_value=0),
-    st.integers(min_value=0, max_value=1),  # leech
-    st.integers(min_value=0, max_value=1), st.integers(), st.none() | text, optional_int)  # suspended .. flagged_ms
+    flag,  # leech
+    flag, st.integers(), st.none() | text, optional_int)  # suspended .. flagged_ms
 
 
 @settings(max_examples=300, deadline=None)
@@ -111,3 +114,41 @@ def test_a_class_whose_fields_moved_is_refused():
     names = ("state",) + STATE_FIELDS[1:]
     with pytest.raises(TypeError, match="not a plain slot"):
         compiled([], ItemRow, ROW_FIELDS, NoSlots, names)
+
+
+def test_no_reference_is_kept_or_lost():
+    marker = "a value no other object holds " * 3
+    rows = [(1, marker, "d", "c", "main", 1, 0, 1, "review", None, 1.0, 2.0, 3, 4, 5, 6, 7, 0, 0, 0, marker, None)]
+    before = sys.getrefcount(marker)
+    for _ in range(1000):
+        made = compiled(rows, ItemRow, ROW_FIELDS, ItemState, STATE_FIELDS)
+        assert made[0].flag_note is marker
+        del made
+    for bad in ([rows[0][:-1]], [rows[0], "not a row"]):
+        for _ in range(100):
+            with pytest.raises(TypeError):
+                compiled(bad, ItemRow, ROW_FIELDS, ItemState, STATE_FIELDS)
+    assert sys.getrefcount(marker) == before
+
+
+def test_a_value_that_changes_the_rows_while_they_are_read_changes_nothing_read():
+    rows: list[tuple] = []
+
+    class Meddling:
+        def __bool__(self):
+            rows.clear()  # the caller's list, emptied halfway
+            return True
+
+    template = (1, "d/c/main", "d", "c", "main", 1, 0, Meddling(), "new", None, None, None, None, None, 0, 0, 0, 0, 0,
+                0, None, None)
+    rows.extend(template[:0] + (i,) + template[1:] for i in range(50))
+    made = compiled(rows, ItemRow, ROW_FIELDS, ItemState, STATE_FIELDS)
+    assert [r.id for r in made] == list(range(50)) and all(r.present is True for r in made)
+
+
+def test_a_class_that_borrows_another_classes_slots_is_refused():
+    # Every check passes by name and by kind, but the slots are ItemState's, not this class's:
+    # writing at their offsets would run past this object's end.
+    borrowed = type("Borrowed", (), {**{name: ItemState.__dict__[name] for name in STATE_FIELDS}, "__slots__": ()})
+    with pytest.raises(TypeError, match="not a plain slot"):
+        compiled([], ItemRow, ROW_FIELDS, borrowed, STATE_FIELDS)

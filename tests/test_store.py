@@ -765,6 +765,32 @@ def test_where_sqlite_refuses_to_rewrite_the_checks_the_database_opens_as_it_is(
     reopened.close()
 
 
+def test_a_rewritten_check_sqlite_cannot_parse_is_rolled_back(tmp_path, monkeypatch):
+    """Were the new text of a CHECK ever wrong, the rewrite fails inside its transaction and is
+    rolled back: the database keeps its IN lists and opens, instead of every later open failing
+    on a schema SQLite cannot read."""
+    store, clock = store_at(tmp_path)
+    sql = dict(store.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    version = store.conn.execute("PRAGMA schema_version").fetchone()[0]
+    store.conn.execute("PRAGMA writable_schema = ON")
+    for table, (old, new) in schema.OLD_CHECKS.items():
+        store.conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (sql[table].replace(new, old), table))
+    store.conn.execute(f"PRAGMA schema_version = {version + 1}")
+    store.conn.execute("PRAGMA writable_schema = OFF")
+    store.close()
+    old, _ = schema.OLD_CHECKS["items"]
+    monkeypatch.setitem(schema.OLD_CHECKS, "items", (old, "CHECK (state = 'new' OR"))  # cut short
+    reopened = open_store(location(tmp_path), clock=clock)
+    assert not reopened.conn.in_transaction
+    stored = dict(reopened.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    assert all(old in stored[table] for table, (old, _) in schema.OLD_CHECKS.items())
+    _answer_some(reopened, clock, [deck("a", 2)], [GOOD])
+    reopened.close()
+    fresh = sqlite3.connect(location(tmp_path).home / "profiles" / "default.sqlite3")
+    assert fresh.execute("SELECT count(*) FROM review_log").fetchone()[0] == 1
+    fresh.close()
+
+
 def _shown_in_turn(store, clock, decks) -> list:
     """Every item a session shows today, each buried once shown (nothing is answered)."""
     session = ReviewSession(store, decks, clock=clock, settings=SETTINGS, presets=BANK_ORDER)

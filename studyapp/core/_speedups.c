@@ -657,7 +657,10 @@ static int field_offsets(PyObject *type, PyObject *names, const char *const *exp
             return -1;
         }
         PyObject *descriptor = _PyType_Lookup((PyTypeObject *)type, name);  /* borrowed */
+        /* The slot must be the class's own (or a base's): a descriptor borrowed from another
+           class would have this write at that class's offsets, past the object's end. */
         if (descriptor == NULL || !Py_IS_TYPE(descriptor, &PyMemberDescr_Type) ||
+            !PyType_IsSubtype((PyTypeObject *)type, PyDescr_TYPE(descriptor)) ||
             ((PyMemberDescrObject *)descriptor)->d_member->type != T_OBJECT_EX ||
             (((PyMemberDescrObject *)descriptor)->d_member->flags & READONLY)) {
             PyErr_Format(PyExc_TypeError, "item_rows: %.100s.%s is not a plain slot", ((PyTypeObject *)type)->tp_name,
@@ -690,16 +693,18 @@ static PyObject *item_rows(PyObject *module, PyObject *const *args, Py_ssize_t n
         field_offsets(args[3], args[4], ITEM_STATE_NAMES, ITEM_STATE_FIELDS, state_offsets) < 0)
         return NULL;
     PyTypeObject *row_type = (PyTypeObject *)args[1], *state_type = (PyTypeObject *)args[3];
-    PyObject *rows = PySequence_Fast(args[0], "item_rows: rows must be a sequence");
+    /* A tuple of the rows, not the caller's list: bool() of a value can run Python code, which
+       could change a list while its items are read here. */
+    PyObject *rows = PySequence_Tuple(args[0]);
     if (rows == NULL) return NULL;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(rows);
+    Py_ssize_t count = PyTuple_GET_SIZE(rows);
     PyObject *out = PyList_New(count);
     if (out == NULL) {
         Py_DECREF(rows);
         return NULL;
     }
     for (Py_ssize_t n = 0; n < count; n++) {
-        PyObject *row = PySequence_Fast_GET_ITEM(rows, n);
+        PyObject *row = PyTuple_GET_ITEM(rows, n);
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != ROW_COLUMNS) {
             PyErr_Format(PyExc_TypeError, "item_rows: row %zd is not a tuple of %d values", n, ROW_COLUMNS);
             goto fail;

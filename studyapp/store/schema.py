@@ -116,7 +116,16 @@ def settle_checks(conn: sqlite3.Connection) -> None:
                 conn.execute(f"PRAGMA schema_version = {version + 1}")
             finally:
                 conn.execute("PRAGMA writable_schema = OFF")
+            # SQLite reads the new text only at the next statement: a text it cannot parse must
+            # fail here, inside the transaction, and be rolled back, not after COMMIT, when every
+            # later open of the file would fail.
+            conn.execute("SELECT 1 FROM items, review_log LIMIT 0").fetchall()
     except sqlite3.Error:
+        if conn.in_transaction:  # a COMMIT that failed leaves its transaction open
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
         return
 
 
