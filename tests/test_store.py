@@ -666,6 +666,19 @@ _LOG_INSERT = ("INSERT INTO review_log (item_id, kind, rating, time_ms, sched_ms
 _STATE_UPDATE = "UPDATE items SET state = ? WHERE id = ?"
 
 
+def _checks_as_an_older_studyapp_wrote_them(conn) -> dict[str, str]:
+    """Put the IN-list CHECKs back into a new database's schema; returns the schema text as it was."""
+    new_sql = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema = ON")
+    for table, (old, new) in schema.OLD_CHECKS.items():
+        assert new in new_sql[table]
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (new_sql[table].replace(new, old), table))
+    conn.execute(f"PRAGMA schema_version = {version + 1}")
+    conn.execute("PRAGMA writable_schema = OFF")
+    return new_sql
+
+
 def test_an_older_databases_in_list_checks_become_or_chains_that_keep_the_same_rules(tmp_path):
     """Older databases hold the log's kind and the item's state CHECKs as IN lists, which SQLite
     evaluates by building a temporary index for every row written (every answer). Their next
@@ -678,14 +691,7 @@ def test_an_older_databases_in_list_checks_become_or_chains_that_keep_the_same_r
     item_id, scheduler_id = store.conn.execute("SELECT item_id, scheduler_id FROM review_log LIMIT 1").fetchone()
     assert not _ephemeral_in(store.conn, _LOG_INSERT, (item_id, "review", scheduler_id))
     assert not _ephemeral_in(store.conn, _STATE_UPDATE, ("review", item_id))
-    # As an older studyapp wrote them.
-    version = store.conn.execute("PRAGMA schema_version").fetchone()[0]
-    store.conn.execute("PRAGMA writable_schema = ON")
-    for table, (old, new) in schema.OLD_CHECKS.items():
-        assert new in fresh_sql[table]
-        store.conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (fresh_sql[table].replace(new, old), table))
-    store.conn.execute(f"PRAGMA schema_version = {version + 1}")
-    store.conn.execute("PRAGMA writable_schema = OFF")
+    assert _checks_as_an_older_studyapp_wrote_them(store.conn) == fresh_sql
     before = dump(store)
     store.close()
 
@@ -729,13 +735,7 @@ def test_where_sqlite_refuses_to_rewrite_the_checks_the_database_opens_as_it_is(
     writes to sqlite_master) leaves the older IN lists in place: the store opens, answers, and
     the rules hold."""
     store, clock = store_at(tmp_path)
-    sql = dict(store.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
-    version = store.conn.execute("PRAGMA schema_version").fetchone()[0]
-    store.conn.execute("PRAGMA writable_schema = ON")
-    for table, (old, new) in schema.OLD_CHECKS.items():
-        store.conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (sql[table].replace(new, old), table))
-    store.conn.execute(f"PRAGMA schema_version = {version + 1}")
-    store.conn.execute("PRAGMA writable_schema = OFF")
+    _checks_as_an_older_studyapp_wrote_them(store.conn)
     store.close()
     refused = []
 
@@ -770,13 +770,7 @@ def test_a_rewritten_check_sqlite_cannot_parse_is_rolled_back(tmp_path, monkeypa
     rolled back: the database keeps its IN lists and opens, instead of every later open failing
     on a schema SQLite cannot read."""
     store, clock = store_at(tmp_path)
-    sql = dict(store.conn.execute("SELECT name, sql FROM sqlite_master WHERE name IN ('items', 'review_log')"))
-    version = store.conn.execute("PRAGMA schema_version").fetchone()[0]
-    store.conn.execute("PRAGMA writable_schema = ON")
-    for table, (old, new) in schema.OLD_CHECKS.items():
-        store.conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = ?", (sql[table].replace(new, old), table))
-    store.conn.execute(f"PRAGMA schema_version = {version + 1}")
-    store.conn.execute("PRAGMA writable_schema = OFF")
+    _checks_as_an_older_studyapp_wrote_them(store.conn)
     store.close()
     old, _ = schema.OLD_CHECKS["items"]
     monkeypatch.setitem(schema.OLD_CHECKS, "items", (old, "CHECK (state = 'new' OR"))  # cut short
