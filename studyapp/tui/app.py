@@ -176,11 +176,8 @@ class StudyApp(App[int]):
         self.set_timer(REVIEW_OPENING_SHOWN_AFTER_S, still_opening)
 
     def _first_screen(self) -> Screen:
+        """The quiz's or the home screen (the study command's opens in ``_open_review_first``)."""
         start = self.start
-        if start.screen == "study":
-            from .screens.review import ReviewScreen
-
-            return ReviewScreen(start.deck_ids, cram=start.cram, standalone=True)
         if start.screen == "quiz":
             from .screens.quiz import QuizScreen
 
